@@ -219,7 +219,7 @@ class Board:
             if seg.kind is Kind.CLOISTER:
                 self._cloisters[cell] = node
 
-        for side, (dx, dy) in enumerate(NEIGHBOUR_OFFSETS):
+        for dx, dy in NEIGHBOUR_OFFSETS:
             neighbour_cell = (x + dx, y + dy)
             if neighbour_cell not in self.tiles and self.in_bounds(neighbour_cell):
                 self.frontier.add(neighbour_cell)
