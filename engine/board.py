@@ -92,7 +92,8 @@ class Board:
         self.bounds = bounds
         self.edge_closes = edge_closes and bounds is not None
         self.tiles: dict[Cell, PlacedTile] = {}
-        self.frontier: set[Cell] = set()  # empty cells that touch a tile
+        # Empty cells in bounds that touch a tile, with the sides a tile there must have.
+        self.frontier: dict[Cell, str] = {}
         self._parent: list[int] = []
         self._features: dict[int, Feature] = {}
         self._cloisters: dict[Cell, int] = {}  # cell -> cloister node
@@ -162,27 +163,31 @@ class Board:
                 )
         return None
 
-    def required_sides(self, cell: Cell) -> tuple[str | None, ...]:
-        """What each side of a tile at ``cell`` must be (None where no neighbour constrains it)."""
+    def required_sides(self, cell: Cell) -> str:
+        """What each side of a tile at ``cell`` must be: N E S W as C/R/F, "." where no
+        neighbour constrains it."""
+        pattern = self.frontier.get(cell)
+        return pattern if pattern is not None else self._pattern(cell)
+
+    def _pattern(self, cell: Cell) -> str:
         x, y = cell
-        result = []
+        letters = []
         for side, (dx, dy) in enumerate(NEIGHBOUR_OFFSETS):
             other = self.tiles.get((x + dx, y + dy))
-            result.append(None if other is None else other.orientation.sides[(side + 2) % 4])
-        return tuple(result)
+            letters.append("." if other is None else other.orientation.sides[(side + 2) % 4])
+        return "".join(letters)
 
     def legal_placements(self, tile: TileType) -> Iterator[tuple[Cell, int]]:
         """Every legal (cell, rotation) of ``tile``; symmetric rotations are given once."""
-        orientations = [tile.oriented(r) for r in tile.distinct_rotations]
-        cells = self.frontier if self.tiles else {(0, 0)}
-        for cell in sorted(cells):
-            if not self.in_bounds(cell):
-                continue
-            required = self.required_sides(cell)
-            for o in orientations:
-                sides = o.sides
-                if all(r is None or r == s for r, s in zip(required, sides, strict=True)):
-                    yield cell, o.rotation
+        if not self.tiles:
+            if self.in_bounds((0, 0)):
+                for rotation in tile.distinct_rotations:
+                    yield (0, 0), rotation
+            return
+        fitting = tile.rotations_fitting
+        for cell, pattern in self.frontier.items():
+            for rotation in fitting(pattern):
+                yield cell, rotation
 
     def has_legal_placement(self, tile: TileType) -> bool:
         return next(self.legal_placements(tile), None) is not None
@@ -204,7 +209,7 @@ class Board:
         base = len(self._parent)
         placed = PlacedTile(cell, orientation, base)
         self.tiles[cell] = placed
-        self.frontier.discard(cell)
+        self.frontier.pop(cell, None)
         x, y = cell
         for index, seg in enumerate(tile.segments):
             node = base + index
@@ -222,7 +227,7 @@ class Board:
         for dx, dy in NEIGHBOUR_OFFSETS:
             neighbour_cell = (x + dx, y + dy)
             if neighbour_cell not in self.tiles and self.in_bounds(neighbour_cell):
-                self.frontier.add(neighbour_cell)
+                self.frontier[neighbour_cell] = self._pattern(neighbour_cell)
         for ours, theirs, closes_port in self._connections(cell, orientation):
             feature = self._union(base + ours, theirs)
             if closes_port:

@@ -156,25 +156,17 @@ def open_cells(game: Game) -> list[CellHint]:
     hints = []
     for cell in sorted(board.frontier):
         required = board.required_sides(cell)
-        fitting = {
-            tile.id: n
-            for tile, n in candidates
-            if any(_fits(required, tile.oriented(r).sides) for r in tile.distinct_rotations)
-        }
+        fitting = {tile.id: n for tile, n in candidates if tile.rotations_fitting(required)}
         hints.append(
             CellHint(
                 cell[0],
                 cell[1],
-                "".join(r or "." for r in required),
+                required,
                 fitting,
                 draw_chance(sum(fitting.values()), left, len(game.players)),
             )
         )
     return hints
-
-
-def _fits(required: tuple[str | None, ...], sides: str) -> bool:
-    return all(r is None or r == s for r, s in zip(required, sides, strict=True))
 
 
 def projected_scores(game: Game) -> dict[str, int]:

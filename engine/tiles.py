@@ -109,8 +109,9 @@ class TileType:
     segments: tuple[Segment, ...]
     count: int = 1
     icons: frozenset[str] = frozenset()
-    description: str = ""
+    description: str = field(default="", compare=False)
     _orientations: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+    _fits: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     @property
     def has_cloister(self) -> bool:
@@ -133,6 +134,17 @@ class TileType:
         for rotation in ROTATIONS:
             seen.setdefault(self.oriented(rotation).signature, rotation)
         return tuple(sorted(seen.values()))
+
+    def rotations_fitting(self, pattern: str) -> tuple[int, ...]:
+        """Distinct rotations whose sides match ``pattern`` (N E S W, "." matches anything)."""
+        cached = self._fits.get(pattern)
+        if cached is None:
+            cached = self._fits[pattern] = tuple(
+                r
+                for r in self.distinct_rotations
+                if all(p in (".", s) for p, s in zip(pattern, self.oriented(r).sides, strict=True))
+            )
+        return cached
 
     def canonical_rotation(self, rotation: int) -> int:
         """The smallest rotation that places this tile exactly like ``rotation``."""

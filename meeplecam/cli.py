@@ -14,10 +14,10 @@ import sys
 from collections.abc import Callable, Sequence
 
 LAYER_COMMANDS = (
+    "meeplecam.vision.synth.commands",
     "meeplecam.vision.commands",
     "meeplecam.calibration.commands",
     "meeplecam.webui.commands",
-    "meeplecam.benchmarks",
 )
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {}
 
