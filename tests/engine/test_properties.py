@@ -5,6 +5,7 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from meeplecam.engine import (
     Game,
     Kind,

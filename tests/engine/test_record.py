@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+
 from meeplecam.engine import RecordError, find_tileset, load_record, save_record, to_record
 from meeplecam.engine.playout import random_game
 

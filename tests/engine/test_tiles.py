@@ -1,6 +1,7 @@
 """Tile sets load from data and match the published statistics of the real boxes."""
 
 import pytest
+
 from meeplecam.engine import HALVES, Kind, TileDefinitionError, TileSetError, TileType, find_tileset
 from meeplecam.engine.tilesets import load_tile_file
 
