@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 LAYER_COMMANDS = (
     "meeplecam.vision.synth.commands",
     "meeplecam.vision.commands",
+    "meeplecam.vision.live.commands",
     "meeplecam.calibration.commands",
     "meeplecam.webui.commands",
 )
