@@ -9,6 +9,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -45,6 +46,7 @@ class TileSet:
         return TileSet(self.name, {**self.types, **extra}, self.start)
 
 
+@cache
 def _read_data(name: str) -> dict:
     try:
         text = resources.files(__package__).joinpath("data", f"{name}.toml").read_text("utf-8")
@@ -87,24 +89,28 @@ def load_tile_file(path: str | Path) -> dict[str, TileType]:
 def find_tileset(name: str, extra: Mapping[str, TileType] | None = None) -> TileSet:
     """The tile set called ``name`` (``base``, ``winter``, ``winter+gingerbread``) plus ``extra``."""
     data = _read_data(name)
-    if "extends" in data:
-        parent = find_tileset(data["extends"])
-        types = dict(parent.types)
-    else:
-        types = {}
-    types.update(parse_tile_types(data.get("tiles", {})))
-    for tile_id, count in data.get("counts", {}).items():
-        types[tile_id] = _with_count(types[tile_id], count)
+    types = dict(_project_types(name))
     if extra:
         types.update(extra)
     missing = [t for t in data.get("requires", []) if t not in types]
     if missing:
         raise TileSetError(
-            f"tile set {name!r} needs the tile types {', '.join(missing)}, which are defined by the "
-            "player: give them in a tile file (see engine/data/gingerbread-template.toml) or in the "
-            'record\'s "tile_types"'
+            f"tile set {name!r} needs the tile types {', '.join(missing)}, which are defined by "
+            "the player: give them in a tile file (see engine/data/gingerbread-template.toml) "
+            'or in the record\'s "tile_types"'
         )
     return TileSet(name, types, data.get("start", "D"))
+
+
+@cache
+def _project_types(name: str) -> dict[str, TileType]:
+    """The project's own types of a set (read once; tile types are immutable)."""
+    data = _read_data(name)
+    types = dict(_project_types(data["extends"])) if "extends" in data else {}
+    types.update(parse_tile_types(data.get("tiles", {})))
+    for tile_id, count in data.get("counts", {}).items():
+        types[tile_id] = _with_count(types[tile_id], count)
+    return types
 
 
 def _with_count(tile: TileType, count: int) -> TileType:
