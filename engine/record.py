@@ -86,6 +86,9 @@ def parse_event(raw: object, number: int) -> Event:
         tile = raw["discard"]
         if not isinstance(tile, str):
             raise fail(f"'discard' must name a tile type, not {tile!r}")
+        extra = sorted(set(raw) & {"tile", "x", "y", "rotation", "meeple", "gingerbread"})
+        if extra:
+            raise fail(f"a discard of {tile} cannot also have {', '.join(map(repr, extra))}")
         return Discard(tile)
     tile = raw.get("tile")
     if not isinstance(tile, str):
