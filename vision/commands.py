@@ -1,0 +1,95 @@
+"""``meeplecam scan`` and ``meeplecam model build``: registered with the CLI (imports stay lazy)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from meeplecam.cli import command
+
+
+@command("scan", "read a photo of a table: outline, grid, every tile and follower")
+def _scan_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("image", help="photo of the table (JPEG, PNG, …)")
+    p.add_argument("--json", action="store_true", help="print the scan result as JSON")
+    p.add_argument("--profile", metavar="FILE", help="table profile from calibration")
+    p.add_argument(
+        "--tileset",
+        default="winter",
+        help="tile set: base, winter (default, as replay), winter+gingerbread",
+    )
+    p.add_argument("--tiles", metavar="FILE", help="your tile file for tiles the set leaves to you")
+    p.add_argument("--model", metavar="FILE", help="appearance model (meeplecam model build)")
+    p.add_argument("--scans", metavar="DIR", help="build the appearance model from labelled scans")
+    p.add_argument("--debug", metavar="DIR", help="write annotated images of every stage here")
+    p.set_defaults(handler=run_scan)
+
+
+@command("model", "build an appearance model from a folder of labelled tile images")
+def _model_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=["build"], help="build: read DIR/labels.csv and its images")
+    p.add_argument("--scans", metavar="DIR", required=True, help="folder with labels.csv")
+    p.add_argument("--out", metavar="FILE", required=True, help="model JSON to write")
+    p.add_argument("--tileset", default="base")
+    p.set_defaults(handler=run_model)
+
+
+def _tileset(args):
+    from meeplecam.engine import find_tileset, load_tile_file
+
+    extra = load_tile_file(args.tiles) if getattr(args, "tiles", None) else None
+    return find_tileset(args.tileset, extra)
+
+
+def run_model(args: argparse.Namespace) -> int:
+    from meeplecam.engine import TileDefinitionError, TileSetError
+
+    from .errors import VisionError
+    from .model import build_from_folder, save_json
+
+    try:
+        model = build_from_folder(args.scans, _tileset(args))
+        save_json(model.to_json(), args.out)
+    except (VisionError, TileSetError, TileDefinitionError, OSError) as exc:
+        print(f"meeplecam model: {exc}", file=sys.stderr)
+        return 1
+    n = sum(len(v) for v in model.templates.values())
+    print(f"wrote {args.out}: {n} images of {len(model.templates)} tile types")
+    return 0
+
+
+def run_scan(args: argparse.Namespace) -> int:
+    from meeplecam.engine import TileDefinitionError, TileSetError
+
+    from .errors import NoTiles, VisionError
+    from .model import build_from_folder, load_model, model_from_profile
+    from .scan import Scanner, read_image
+
+    try:
+        tileset = _tileset(args)
+        model = None
+        if args.profile:
+            model = model_from_profile(args.profile)
+        if args.model:
+            model = load_model(args.model)
+        if args.scans:
+            model = build_from_folder(args.scans, tileset)
+        image = read_image(args.image)
+        result = Scanner(tileset, model).scan(image, args.debug)
+    except NoTiles as exc:
+        print(f"meeplecam scan: {args.image}: empty table: {exc}", file=sys.stderr)
+        return 1
+    except (VisionError, TileSetError, TileDefinitionError) as exc:
+        print(f"meeplecam scan: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"table: {result['table']}")
+        print(f"{len(result['tiles'])} tiles, {len(result['meeples'])} followers")
+        for t in result["tiles"]:
+            print(
+                f"  ({t['x']:+d},{t['y']:+d}) {t['tile']} {t['rotation']:3d}  {t['confidence']:.2f}"
+            )
+    return 0

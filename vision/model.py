@@ -1,0 +1,159 @@
+"""The appearance model (how this copy's tiles look) and the profile data type.
+
+An appearance model holds, per tile type, small colour templates of the tile in canonical
+orientation. It is built from a folder of labelled tile images (``labels.csv`` with a file name,
+a tile letter and the sides as scanned, N E S W) such as ``../shared/data/real/scans``; the sides
+give each image's rotation through the engine's tile set. Saved as JSON, written atomically.
+
+A calibration profile (``vision.profile``) may carry a model in its ``appearance`` section.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ImageUnreadable, ModelError
+from .terrain import balance, white_gains
+
+MODEL_FORMAT = "meeplecam-appearance/1"
+TEMPLATE_PX = 20
+
+
+@dataclass
+class AppearanceModel:
+    tileset: str
+    size: int = TEMPLATE_PX
+    templates: dict[str, list[np.ndarray]] = field(default_factory=dict)  # canonical, Lab float
+
+    def add_sample(self, bgr: np.ndarray, tile: str, rotation: int, limit: int = 8) -> None:
+        """A north-up crop of ``tile`` placed at ``rotation`` becomes a canonical template; the
+        oldest samples beyond ``limit`` per type are dropped."""
+        canonical = rotate_cw(bgr, -rotation % 360)
+        samples = self.templates.setdefault(tile, [])
+        samples.append(features(canonical, self.size))
+        del samples[:-limit]
+
+    def to_json(self) -> dict:
+        return {
+            "format": MODEL_FORMAT,
+            "tileset": self.tileset,
+            "size": self.size,
+            "templates": {
+                t: [np.round(a, 1).ravel().tolist() for a in arrs]
+                for t, arrs in self.templates.items()
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> AppearanceModel:
+        if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
+            raise ModelError(f"not an appearance model (expected format {MODEL_FORMAT!r})")
+        try:
+            size = int(data["size"])
+            templates = {
+                str(t): [np.asarray(a, np.float32).reshape(size, size, 3) for a in arrs]
+                for t, arrs in data["templates"].items()
+            }
+            return cls(str(data.get("tileset", "base")), size, templates)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"malformed appearance model: {exc}") from None
+
+
+def features(bgr: np.ndarray, size: int = TEMPLATE_PX) -> np.ndarray:
+    """A small, lighting-normalised colour image (Lab, each channel centred on its mean)."""
+    import cv2
+
+    small = cv2.resize(bgr, (size, size), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+    lab -= lab.reshape(-1, 3).mean(axis=0)
+    lab[..., 0] *= 0.5  # brightness varies with light more than hue does
+    return lab
+
+
+def rotate_cw(img: np.ndarray, rotation: int) -> np.ndarray:
+    """Turn an image clockwise by ``rotation`` degrees."""
+    return np.ascontiguousarray(np.rot90(img, -(rotation // 90) % 4))
+
+
+def read_labels(folder: Path) -> list[tuple[Path, str, str]]:
+    """(image path, tile id, sides N E S W as imaged) from ``labels.csv``."""
+    path = folder / "labels.csv"
+    if not path.is_file():
+        raise ModelError(f"{folder}: no labels.csv (file, tile letter, sides N E S W)")
+    rows = []
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, None)
+        if header is None:
+            raise ModelError(f"{path}: empty")
+        for row in reader:
+            if len(row) >= 3 and row[0].strip():
+                rows.append((folder / row[0].strip(), row[1].strip(), row[2].strip().upper()))
+    return rows
+
+
+def build_from_folder(folder: str | Path, tileset, inset: float = 0.04) -> AppearanceModel:
+    """Templates from labelled tile images: each is turned back to canonical orientation."""
+    import cv2
+
+    folder = Path(folder)
+    model = AppearanceModel(tileset.name)
+    for path, tile_id, sides in read_labels(folder):
+        if tile_id not in tileset:
+            raise ModelError(f"{path.name}: tile {tile_id!r} is not in tile set {tileset.name}")
+        fits = tileset[tile_id].rotations_fitting(sides)
+        if not fits:
+            raise ModelError(f"{path.name}: sides {sides} do not fit tile {tile_id}")
+        img = cv2.imread(str(path))
+        if img is None:
+            raise ImageUnreadable(f"{path}: cannot read image")
+        h, w = img.shape[:2]
+        a, b = int(inset * h), int(inset * w)
+        img = img[a : h - a, b : w - b]
+        img = balance(img, white_gains(img))
+        canonical = rotate_cw(img, -fits[0] % 360)
+        model.templates.setdefault(tile_id, []).append(features(canonical, model.size))
+    if not model.templates:
+        raise ModelError(f"{folder}: labels.csv lists no images")
+    return model
+
+
+def save_json(data: dict, path: str | Path) -> None:
+    """Write JSON atomically (temporary file in the same folder, then rename)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_model(path: str | Path) -> AppearanceModel:
+    """An appearance model file, or the appearance section of a calibration profile."""
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ModelError(f"{path}: cannot read appearance model ({exc})") from None
+    if isinstance(data, dict) and str(data.get("format", "")).startswith("meeplecam-profile/"):
+        return model_from_profile(path) or AppearanceModel("base")
+    return AppearanceModel.from_json(data)
+
+
+def model_from_profile(path: str | Path) -> AppearanceModel | None:
+    """The appearance model saved in a calibration profile (``vision.profile``), if any."""
+    from .profile import load
+
+    app = load(path).appearance
+    return AppearanceModel.from_json(app) if app else None
