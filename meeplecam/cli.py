@@ -112,4 +112,8 @@ def _load_plugins() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as ``python -m meeplecam.cli``: the layers register with the imported module
+    # ``meeplecam.cli``, not with this ``__main__`` copy, so hand over to it.
+    from meeplecam.cli import main as package_main
+
+    sys.exit(package_main())
