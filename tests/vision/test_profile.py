@@ -1,0 +1,195 @@
+"""The profile data type: round trip, atomic save, versions, corrupt files give clear errors."""
+
+import json
+
+import numpy as np
+import pytest
+
+from meeplecam.vision import profile as pf
+from meeplecam.vision.profile import Profile, ProfileError
+
+
+def _full() -> Profile:
+    return Profile(
+        frame=pf.FrameInfo(1280, 720),
+        table=pf.TableOutline([[0.05, 0.06], [0.95, 0.05], [0.96, 0.94], [0.04, 0.95]], "clicks"),
+        scale=pf.Scale(
+            [[1200.0, 10.0, -600.0], [5.0, 700.0, -350.0], [0.0, 0.01, 1.0]], 45.0, 44.2, 1
+        ),
+        camera=pf.Camera(
+            [[1000.0, 0, 640], [0, 1000.0, 360], [0, 0, 1]],
+            [-0.1, 0.01, 0, 0, 0],
+            [1280, 720],
+            0.31,
+            9,
+        ),
+        followers=pf.FollowerColours(
+            [
+                pf.FollowerColour("red", [120.0, 185.0, 165.0], np.eye(3).tolist(), 300),
+                pf.FollowerColour("blue", [80.0, 150.0, 85.0], (2 * np.eye(3)).tolist(), 280),
+            ]
+        ),
+        appearance={"kind": "test-model", "weights": [1, 2, 3]},
+        created="2026-11-22T04:00:00Z",
+    )
+
+
+def test_round_trip(tmp_path):
+    path = _full().save(tmp_path / "table.json")
+    data = json.loads(path.read_text())
+    assert data["format"] == "meeplecam-profile/1"
+    back = pf.load(path)
+    assert back == _full()
+    assert not list(tmp_path.glob(".*.tmp")), "temporary file left behind"
+
+
+def test_fractions_follow_a_resolution_change():
+    p = _full()
+    small = p.table.pixels(1280, 720)
+    big = p.table.pixels(1920, 1080)
+    assert np.allclose(big, small * 1.5)
+    h_small, h_big = p.scale.to_table(1280, 720), p.scale.to_table(1920, 1080)
+    pt_small, pt_big = np.array([640.0, 360.0, 1.0]), np.array([960.0, 540.0, 1.0])
+    a, b = h_small @ pt_small, h_big @ pt_big
+    assert np.allclose(a / a[2], b / b[2])
+    assert np.allclose(p.camera.matrix_for(1920, 1080)[0, 0], 1500)
+
+
+def test_followers_classify_by_nearest_colour():
+    p = _full()
+    assert p.followers.classify([[118, 183, 166], [82, 151, 86]]) == ["red", "blue"]
+
+
+def test_save_is_atomic_and_keeps_the_old_file_on_failure(tmp_path):
+    path = _full().save(tmp_path / "table.json")
+    before = path.read_text()
+    broken = _full()
+    broken.scale.tile_px = float("nan")
+    with pytest.raises(ValueError):
+        broken.save(path)
+    assert path.read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.json"]
+
+
+def test_minimal_profile_loads(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text(
+        json.dumps({"format": "meeplecam-profile/1", "frame": {"width": 640, "height": 480}})
+    )
+    p = pf.load(path)
+    assert p.table is None and p.scale is None and p.followers is None
+
+
+def test_old_version_is_migrated(tmp_path, monkeypatch):
+    def from_v0(data):  # an imagined v0 kept pixel corners and the frame size at the top level
+        w, h = data.pop("width"), data.pop("height")
+        corners = [[x / w, y / h] for x, y in data.pop("table_px")]
+        return {
+            "format": "meeplecam-profile/1",
+            "frame": {"width": w, "height": h},
+            "table": {"corners": corners, "source": "clicks"},
+        }
+
+    monkeypatch.setitem(pf.MIGRATIONS, 0, from_v0)
+    path = tmp_path / "old.json"
+    path.write_text(
+        json.dumps(
+            {
+                "format": "meeplecam-profile/0",
+                "width": 100,
+                "height": 50,
+                "table_px": [[10, 5], [90, 5], [90, 45], [10, 45]],
+            }
+        )
+    )
+    p = pf.load(path)
+    assert p.table.corners[2] == [0.9, 0.9]
+
+
+def test_old_version_without_migration_gives_a_clear_message(tmp_path):
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"format": "meeplecam-profile/0", "frame": {}}))
+    with pytest.raises(ProfileError, match=r"old\.json.*too old.*meeplecam calibrate"):
+        pf.load(path)
+
+
+def test_newer_version_gives_a_clear_message(tmp_path):
+    path = tmp_path / "new.json"
+    path.write_text(json.dumps({"format": "meeplecam-profile/7"}))
+    with pytest.raises(ProfileError, match=r"new\.json.*newer meeplecam"):
+        pf.load(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("", "not valid JSON"),
+        ('{"format": "meeplecam-profile/1", "frame": {"width": 10', "not valid JSON"),
+        ("[1, 2]", "JSON object"),
+        ('{"format": "meeplecam-record/1"}', "not a meeplecam profile"),
+        ('{"format": "meeplecam-profile/x"}', "unknown profile format"),
+        ('{"format": "meeplecam-profile/1"}', "'frame'"),
+        (
+            '{"format": "meeplecam-profile/1", "frame": {"width": "wide", "height": 1}}',
+            "frame.width",
+        ),
+        ('{"format": "meeplecam-profile/1", "frame": {"width": 0, "height": 1}}', "not positive"),
+        (
+            '{"format": "meeplecam-profile/1", "frame": {"width": 9, "height": 9}, '
+            '"table": {"corners": [[0, 0], [1, 0], [1, 1]]}}',
+            "table.corners",
+        ),
+        (
+            '{"format": "meeplecam-profile/1", "frame": {"width": 9, "height": 9}, '
+            '"table": {"corners": [[0, 0], [1, 0], [1, 1], [0, 1]], "source": "magic"}}',
+            "table.source",
+        ),
+        (
+            '{"format": "meeplecam-profile/1", "frame": {"width": 9, "height": 9}, '
+            '"table": {"corners": [[0, 0], [0, 0], [0, 0], [0, 0]]}}',
+            "no area",
+        ),
+        (
+            '{"format": "meeplecam-profile/1", "frame": {"width": 9, "height": 9}, '
+            '"scale": {"homography": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}}',
+            "singular",
+        ),
+        (
+            '{"format": "meeplecam-profile/1", "frame": {"width": 9, "height": 9}, '
+            '"scale": {"homography": [[1, 0, 0], [0, 1, 0], [0, 0, NaN]]}}',
+            "finite",
+        ),
+        (
+            '{"format": "meeplecam-profile/1", "frame": {"width": 9, "height": 9}, '
+            '"followers": {"colours": [{"name": "red", "lab": [1, 2, 3], '
+            '"cov": [[1, 0, 0], [0, -1, 0], [0, 0, 1]]}]}}',
+            "positive definite",
+        ),
+        (
+            '{"format": "meeplecam-profile/1", "frame": {"width": 9, "height": 9}, '
+            '"camera": {"matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "distortion": [0], '
+            '"image_size": [9, 9]}}',
+            "camera.distortion",
+        ),
+        (
+            '{"format": "meeplecam-profile/1", "frame": {"width": 9, "height": 9}, "table": 3}',
+            "'table' must be an object",
+        ),
+    ],
+)
+def test_corrupt_profile_gives_a_clear_error(tmp_path, text, problem):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(ProfileError) as info:
+        pf.load(path)
+    message = str(info.value)
+    assert str(path) in message and problem in message
+
+
+def test_missing_and_binary_files(tmp_path):
+    with pytest.raises(ProfileError, match="no such profile"):
+        pf.load(tmp_path / "nothing.json")
+    bad = tmp_path / "bin.json"
+    bad.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(ProfileError, match=r"bin\.json"):
+        pf.load(bad)

@@ -1,0 +1,334 @@
+"""The pluggable tile scorer of the live loop, and the default one that learns during play.
+
+A scorer answers one question: how well does this top-down crop of a cell look like tile type
+``t`` at rotation ``r``? (:class:`TileScorer`: ``score(crop, options, ignore) -> scores`` and
+``learn(crop, tile, rotation, ignore)``.) The rules have already narrowed the options to what may
+lie at that cell, so the scorer only ranks a handful of candidates.
+
+:class:`TerrainScorer` reads a tile by what it depicts (DECISIONS.md, "Recognition that survives a
+new art edition"): every candidate says which pixel is field, road, city or cloister (its segment
+geometry at its rotation); the scorer keeps a colour histogram per terrain kind and scores a
+candidate by the mean log-likelihood of the crop's colours under the kinds the candidate puts
+there. The histograms start from the start tile (known) and grow with every committed turn
+(self-calibration: labelled samples of this art under this light). Once a tile type has been seen,
+its mean appearance (a template in canonical orientation) adds a second, sharper term.
+
+Followers are found with the same histograms: pixels that the current player's colour explains
+much better than any terrain kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Protocol
+
+import numpy as np
+
+from meeplecam.engine import Kind, TileType
+
+FIELD, ROAD, CITY, CLOISTER, PENNANT = range(5)
+N_KINDS = 5
+PENNANT_BLUE, PENNANT_WHITE = (156, 74, 39), (240, 240, 240)
+MIN_SAMPLES = 30  # pixels a kind needs before its own histogram is trusted
+BINS_L, BINS_AB = 8, 24  # colour bins: lightness varies with light, chroma tells things apart
+N_BINS = BINS_L * BINS_AB * BINS_AB
+SHAPE = (BINS_L, BINS_AB, BINS_AB)
+
+# Follower colours (BGR) when no profile gives them: the usual painted wooden figures.
+DEFAULT_COLOURS = {
+    "red": (30, 32, 200),
+    "yellow": (26, 194, 242),
+    "green": (58, 139, 46),
+    "blue": (180, 79, 31),
+    "black": (32, 32, 32),
+    "grey": (140, 140, 140),
+    "pink": (168, 122, 232),
+    "white": (240, 240, 240),
+    "purple": (154, 61, 106),
+    "orange": (26, 122, 238),
+}
+
+
+class TileScorer(Protocol):
+    def score(
+        self, crop: np.ndarray, options: Sequence[tuple[TileType, int]], ignore=None
+    ) -> list[float]: ...
+
+    def learn(self, crop: np.ndarray, tile: TileType, rotation: int, ignore=None) -> None: ...
+
+
+@cache
+def kind_map(tile: TileType, rotation: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(kinds, labels): terrain kind (FIELD ROAD CITY CLOISTER) and segment index per pixel of a
+    tile at a rotation, ``size`` square, north up."""
+    from meeplecam.vision.synth.geometry import label_mask
+
+    labels, kinds = label_mask(tile, rotation, size)
+    # synth kinds: field road city cloister pennant village -> ours
+    remap = np.array([FIELD, ROAD, CITY, CLOISTER, PENNANT, ROAD], np.uint8)
+    out = remap[kinds]
+    out.setflags(write=False)
+    return out, labels
+
+
+@cache
+def anchor_points(tile: TileType, rotation: int) -> dict[int, tuple[float, float]]:
+    from meeplecam.vision.synth.geometry import anchors
+
+    return anchors(tile, rotation)
+
+
+@dataclass
+class ScorerConfig:
+    size: int = 32  # crops are scored at this size
+    inset: float = 0.08  # part of the cell trimmed on each side (gaps, neighbours)
+    prior_count: float = 0.01  # pseudo-count per histogram bin
+    smooth: float = 0.6  # histogram blur (bins)
+    template_weight: float = 0.0
+    follower_sd: float = 9.0  # Lab spread of a follower colour before any sample
+    follower_ratio: float = 1.5  # log-likelihood ratio a follower pixel needs over terrain
+    follower_min_area: float = 0.015  # of the crop
+    pennant_prior: float = 60.0  # pseudo-samples of the pennant colours before any pennant
+    blur: int = 3  # Gaussian blur of the crop before reading colours
+
+
+def lab_bins(crop: np.ndarray) -> np.ndarray:
+    import cv2
+
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab)
+    lab = lab.astype(np.uint16)
+    ql = (lab[..., 0] * BINS_L) >> 8
+    qa = (lab[..., 1] * BINS_AB) >> 8
+    qb = (lab[..., 2] * BINS_AB) >> 8
+    return (ql * BINS_AB + qa) * BINS_AB + qb
+
+
+class TerrainScorer:
+    """Terrain-kind colour histograms + per-type templates, learned during play."""
+
+    def __init__(self, config: ScorerConfig | None = None, colours: dict | None = None):
+        self.config = config or ScorerConfig()
+        self.counts = np.zeros((N_KINDS, N_BINS), np.float64)
+        self.templates: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # id -> (sum, n) canonical
+        self.colours = dict(DEFAULT_COLOURS)
+        if colours:
+            self.colours.update(colours)
+        self.follower_counts: dict[str, np.ndarray] = {}
+        self.players: list[str] = []  # follower colours in play: kept out of terrain samples
+        self._log: np.ndarray | None = None
+        self._follower_log: dict[str, np.ndarray] = {}
+        self.samples = 0
+        # pennants are small blue-and-white shields in every edition: a prior until seen
+        for colour, weight in ((PENNANT_BLUE, 0.7), (PENNANT_WHITE, 0.3)):
+            self.counts[PENNANT] += weight * self._shades_prior(colour, self.config.pennant_prior)
+
+    # --- preparing crops ------------------------------------------------------------------
+    def prepare(self, cell: np.ndarray) -> np.ndarray:
+        """A cell picture trimmed by the inset and resized to the scoring size."""
+        import cv2
+
+        cfg = self.config
+        h, w = cell.shape[:2]
+        dy, dx = round(h * cfg.inset), round(w * cfg.inset)
+        inner = cell[dy : h - dy, dx : w - dx]
+        small = cv2.resize(inner, (cfg.size, cfg.size), interpolation=cv2.INTER_AREA)
+        if cfg.blur > 1:
+            small = cv2.GaussianBlur(small, (cfg.blur, cfg.blur), 0)
+        return small
+
+    def _kinds(self, tile: TileType, rotation: int) -> np.ndarray:
+        """The kind map at the scoring size, trimmed by the inset like the crops."""
+        cfg = self.config
+        full = round(cfg.size / (1 - 2 * cfg.inset))
+        kinds, _ = kind_map(tile, rotation, full)
+        d = (full - cfg.size) // 2
+        return kinds[d : d + cfg.size, d : d + cfg.size]
+
+    def _labels(self, tile: TileType, rotation: int) -> np.ndarray:
+        cfg = self.config
+        full = round(cfg.size / (1 - 2 * cfg.inset))
+        _, labels = kind_map(tile, rotation, full)
+        d = (full - cfg.size) // 2
+        return labels[d : d + cfg.size, d : d + cfg.size]
+
+    # --- the histograms ----------------------------------------------------------------------
+    def _smoothed_log(self, counts: np.ndarray, smooth: float | None = None) -> np.ndarray:
+        from scipy.ndimage import gaussian_filter
+
+        cube = counts.reshape(SHAPE)
+        smooth = self.config.smooth if smooth is None else smooth
+        if smooth > 0:
+            cube = gaussian_filter(cube, smooth, mode="constant")
+        cube = cube + self.config.prior_count
+        return np.log(cube / cube.sum()).reshape(-1)
+
+    def kind_log(self) -> np.ndarray:
+        """log p(colour bin | kind). A kind with too few samples yet (a cloister before the
+        first cloister tile) gets a could-be-anything model: mostly the mixture of the learned
+        kinds, partly uniform, so it neither wins nor loses much."""
+        if self._log is None:
+            learned = [k for k in range(N_KINDS) if self.counts[k].sum() >= MIN_SAMPLES]
+            logs = np.stack([self._smoothed_log(c) for c in self.counts])
+            if learned:
+                mix = np.exp(logs[learned]).mean(axis=0)
+                unknown = np.log(0.7 * mix + 0.3 / N_BINS)
+                for k in range(N_KINDS):
+                    if k not in learned:
+                        logs[k] = unknown
+            self._log = logs
+        return self._log
+
+    def follower_log(self, colour: str) -> np.ndarray:
+        cached = self._follower_log.get(colour)
+        if cached is None:
+            counts = self.follower_counts.get(colour)
+            if counts is None:
+                counts = self.follower_counts[colour] = self._colour_prior(colour)
+            cached = self._follower_log[colour] = self._smoothed_log(counts, smooth=0.5)
+        return cached
+
+    def _colour_prior(self, colour: str) -> np.ndarray:
+        return self._shades_prior(self.colours.get(colour, (128, 128, 128)), 400.0)
+
+    def _shades_prior(self, bgr, mass: float) -> np.ndarray:
+        """A follower colour before any sample: the profile colour under light from dim shade to
+        bright (the colour scaled by 0.3 to 1.2: shading darkens and greys it), each a small
+        Gaussian blob in Lab."""
+        import cv2
+
+        base = np.array(bgr, np.float64)
+        factors = np.linspace(0.3, 1.2, 10)
+        shades = np.clip(base[None, :] * factors[:, None], 0, 255).astype(np.uint8)
+        labs = cv2.cvtColor(shades[None], cv2.COLOR_BGR2Lab)[0].astype(np.float64)
+        centres = [(np.arange(n) + 0.5) * 256 / n for n in SHAPE]
+        sd = self.config.follower_sd
+        cube = np.zeros(SHAPE)
+        for lab in labs:
+            g = [
+                np.exp(-0.5 * ((centres[i] - lab[i]) / (sd * (1.5 if i == 0 else 1))) ** 2)
+                for i in range(3)
+            ]
+            blob = g[0][:, None, None] * g[1][None, :, None] * g[2][None, None, :]
+            cube += blob / blob.sum()
+        return mass * cube.reshape(-1) / cube.sum()
+
+    # --- scoring ----------------------------------------------------------------------------
+    def likelihoods(self, crop: np.ndarray) -> np.ndarray:
+        """Per-kind log-likelihood maps (N_KINDS x size x size) of a prepared crop."""
+        bins = lab_bins(crop)
+        return self.kind_log()[:, bins]
+
+    def score(self, crop: np.ndarray, options, ignore=None) -> list[float]:
+        """Mean log-likelihood per pixel of each (tile, rotation) option; ``ignore`` is a mask
+        of pixels to leave out (a follower on the tile)."""
+        like = self.likelihoods(crop)
+        keep = np.ones(crop.shape[:2], bool) if ignore is None else ~ignore
+        n = max(1, int(keep.sum()))
+        lab = None
+        out = []
+        for tile, rotation in options:
+            kinds = self._kinds(tile, rotation)
+            ll = np.take_along_axis(like, kinds[None].astype(np.intp), 0)[0]
+            s = float(ll[keep].sum()) / n
+            if tile.id in self.templates:
+                if lab is None:
+                    lab = _lab(crop)
+                s += self.config.template_weight * self._template_score(lab, tile, rotation, keep)
+            out.append(s)
+        return out
+
+    def _template_score(self, lab: np.ndarray, tile: TileType, rotation: int, keep) -> float:
+        total, n = self.templates[tile.id]
+        mean = total / np.maximum(n, 1)[..., None]
+        turned = np.rot90(mean, -(rotation // 90))
+        valid = keep & (np.rot90(n, -(rotation // 90)) > 0)
+        if valid.sum() < 20:
+            return 0.0
+        a = lab[valid] - lab[valid].mean(0)
+        b = turned[valid] - turned[valid].mean(0)
+        den = np.sqrt((a * a).sum() * (b * b).sum()) + 1e-6
+        return float((a * b).sum() / den)
+
+    # --- learning ---------------------------------------------------------------------------
+    def learn(self, crop: np.ndarray, tile: TileType, rotation: int, ignore=None) -> None:
+        """Add a prepared crop known to show ``tile`` at ``rotation`` (self-calibration)."""
+        kinds = self._kinds(tile, rotation)
+        bins = lab_bins(crop)
+        keep = np.ones(crop.shape[:2], bool) if ignore is None else ~ignore
+        keep &= ~self._follower_like(bins, kinds)
+        for k in range(N_KINDS):
+            sel = keep & (kinds == k)
+            if sel.any():
+                np.add.at(self.counts[k], bins[sel], 1.0)
+        self._log = None
+        q = rotation // 90
+        lab = np.rot90(_lab(crop), q)
+        mask = np.rot90(keep, q).astype(np.float64)
+        total, n = self.templates.get(tile.id, (np.zeros_like(lab), np.zeros(mask.shape)))
+        self.templates[tile.id] = (total + lab * mask[..., None], n + mask)
+        self.samples += 1
+
+    def _follower_like(self, bins: np.ndarray, kinds: np.ndarray) -> np.ndarray:
+        """Pixels that any player's colour explains better than the kind the tile puts there
+        (a follower the detector missed, a hand's shadow): not learned as terrain."""
+        import cv2
+
+        if not self.players:
+            return np.zeros(bins.shape, bool)
+        terrain = np.take_along_axis(self.kind_log()[:, bins], kinds[None].astype(np.intp), 0)[0]
+        best = np.max([self.follower_log(c)[bins] for c in self.players], axis=0)
+        learned = self.counts.sum(axis=1) >= MIN_SAMPLES
+        mask = ((best > terrain) & learned[kinds]).astype(np.uint8)
+        return cv2.dilate(mask, np.ones((3, 3), np.uint8)) > 0
+
+    def learn_follower(self, crop: np.ndarray, colour: str, mask: np.ndarray) -> None:
+        bins = lab_bins(crop)[mask]
+        if len(bins) == 0:
+            return
+        counts = self.follower_counts.get(colour)
+        if counts is None:
+            counts = self.follower_counts[colour] = self._colour_prior(colour)
+        np.add.at(counts, bins, 1.0)
+        self._follower_log.pop(colour, None)
+
+    # --- followers ----------------------------------------------------------------------------
+    def follower_mask(self, crop: np.ndarray, colour: str) -> tuple[np.ndarray, float]:
+        """Pixels of a follower of ``colour`` in a prepared crop (largest blob) and its area."""
+        import cv2
+
+        bins = lab_bins(crop)
+        terrain = self.kind_log()[:, bins].max(axis=0)
+        ratio = self.follower_log(colour)[bins] - terrain
+        mask = (ratio > self.config.follower_ratio).astype(np.uint8)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+        if n <= 1:
+            return np.zeros(mask.shape, bool), 0.0
+        big = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        area = stats[big, cv2.CC_STAT_AREA] / mask.size
+        if area < self.config.follower_min_area:
+            return np.zeros(mask.shape, bool), float(area)
+        return labels == big, float(area)
+
+
+def _lab(crop: np.ndarray) -> np.ndarray:
+    import cv2
+
+    return cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float64)
+
+
+def segment_of(tile: TileType, rotation: int, kind: Kind) -> list[int]:
+    return [i for i, s in enumerate(tile.segments) if s.kind is kind]
+
+
+__all__ = [
+    "DEFAULT_COLOURS",
+    "ScorerConfig",
+    "TerrainScorer",
+    "TileScorer",
+    "anchor_points",
+    "kind_map",
+    "lab_bins",
+]

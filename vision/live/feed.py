@@ -1,0 +1,161 @@
+"""The live turn source for the web app: camera frames -> tracker -> the session (the sink).
+
+:class:`LiveFeed` has the shape ``webui.feed.TurnSource`` expects (``name``, ``start()``,
+``stop()``, ``frame()``) and pushes into a sink with ``commit(event)``, ``ask(options, crop,
+text)`` and ``warn(text, image)`` (``webui.session.GameSession``). Capture stays separate from
+analysis: the source's own thread only captures; this feed's thread analyses the newest frame.
+
+At camera rate the table counts as settled after ``settle_s`` seconds of stillness (0.8 s: a
+hand may hold a tile still above the board for a moment; replay of sparse recorded frames uses the
+frame count of ``MotionConfig`` instead).
+
+The session owns the game: the tracker reads ``sink.game`` and follows its log, so an answer given
+on the page (or a correction, an undo) is seen on the next frame. A new game on the page (a new
+game object) restarts the tracker with the same table geometry and what it has learned.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import numpy as np
+
+from meeplecam.engine import IllegalTurn
+
+from .observations import Commit, Question, Warning
+from .tracker import Tracker, TrackerConfig
+
+log = logging.getLogger(__name__)
+
+
+class LiveFeed:
+    name = "camera"
+
+    def __init__(
+        self,
+        sink,
+        source,
+        rectifier=None,
+        config: TrackerConfig | None = None,
+        locate=None,
+        colours: dict | None = None,
+        settle_s: float | None = 0.8,
+    ):
+        self.sink = sink
+        self.source = source
+        self.rectifier = rectifier
+        self.config = config or TrackerConfig()
+        if settle_s is not None:
+            # at camera rate "settled" is a time: a hand can hold a tile still for a moment
+            inner = getattr(source, "inner", None)
+            fps = float(getattr(source, "fps", 0) or getattr(inner, "fps", 0) or 15)
+            self.config.motion.settle_frames = max(2, round(settle_s * fps))
+        self.locate = locate
+        self.colours = colours
+        self.tracker: Tracker | None = None
+        self._latest: np.ndarray | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.frames = 0
+
+    # --- TurnSource --------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="live-feed", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.source.close()
+
+    def frame(self) -> np.ndarray | None:
+        """The newest frame with the tracker's state written on it (for the camera view)."""
+        import cv2
+
+        frame = self._latest
+        if frame is None:
+            return None
+        out = frame.copy()
+        cv2.putText(out, self.status, (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 4)
+        cv2.putText(out, self.status, (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (255, 255, 255), 1)
+        return out
+
+    @property
+    def status(self) -> str:
+        camera = getattr(self.source, "status", "ok")
+        tracker = self.tracker.status if self.tracker else "starting"
+        return tracker if camera == "ok" else f"camera: {camera}"
+
+    # --- the loop ------------------------------------------------------------------------------
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                frame = self.source.read()
+            except Exception as exc:  # an unreadable frame is reported, never fatal
+                log.warning("live feed: %s", exc)
+                frame = None
+            if frame is None:
+                if not getattr(self.source, "live", False):
+                    break  # a file or folder has ended
+                self._stop.wait(0.01)
+                continue
+            self._latest = frame
+            self.step(frame)
+
+    def step(self, frame: np.ndarray) -> list:
+        """Analyse one frame and push what it shows (callable directly in tests)."""
+        lock = getattr(self.sink, "lock", None) or _NoLock()
+        with lock:
+            game = self.sink.game
+            if self.tracker is None or self.tracker.game is not game:
+                self.tracker = self._new_tracker(game)
+            observations = self.tracker.feed(frame)
+            self.frames += 1
+        for obs in observations:
+            self._push(obs)
+        return observations
+
+    def _new_tracker(self, game) -> Tracker:
+        old = self.tracker
+        tracker = Tracker(
+            game,
+            old.rectifier if old and old.rectifier is not None else self.rectifier,
+            scorer=old.scorer if old else None,
+            config=self.config,
+            locate=self.locate,
+            colours=self.colours,
+        )
+        return tracker
+
+    def _push(self, obs) -> None:
+        started = time.perf_counter()
+        try:
+            if isinstance(obs, Commit):
+                self.sink.commit(obs.turn)
+            elif isinstance(obs, Question):
+                self.sink.ask(obs.turns, obs.crop, obs.text)
+            elif isinstance(obs, Warning):
+                self.sink.warn(obs.text, obs.image)
+        except IllegalTurn as exc:  # the engine decides: a refused reading becomes a warning
+            self.sink.warn(
+                f"the rules refuse what the camera read: {exc}", getattr(obs, "crop", None)
+            )
+        except Exception:
+            log.exception("live feed: the session refused an observation")
+        log.debug(
+            "pushed %s in %.1f ms", type(obs).__name__, 1000 * (time.perf_counter() - started)
+        )
+
+
+class _NoLock:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+__all__ = ["LiveFeed"]

@@ -1,0 +1,59 @@
+"""What the live tracker reports: observations, never decisions (the engine decides).
+
+A consumer (``meeplecam replay``, the web session) receives these from :meth:`Tracker.feed`:
+
+- :class:`Commit`: a sure reading of one turn; the consumer applies ``turn`` to the game.
+- :class:`Question`: the reading is unsure; ``options`` are legal turns, best first, with scores.
+- :class:`Warning`: something on the table that the rules cannot explain, with a picture.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from meeplecam.engine import Turn
+
+
+@dataclass(frozen=True)
+class Commit:
+    """A turn read for sure. ``confidence`` is 0-1 (the best option's share of the evidence);
+    ``pose`` is ``standing``/``lying`` when a follower was seen; ``crop`` is the tile's
+    top-down picture."""
+
+    turn: Turn
+    confidence: float
+    pose: str | None = None
+    crop: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Question:
+    """The camera is unsure: legal turns ranked best first, each with its score (higher better)."""
+
+    options: list[tuple[Turn, float]]
+    crop: np.ndarray | None = field(default=None, repr=False, compare=False)
+    text: str = ""
+
+    @property
+    def best(self) -> Turn:
+        return self.options[0][0]
+
+    @property
+    def turns(self) -> list[Turn]:
+        return [turn for turn, _ in self.options]
+
+
+@dataclass(frozen=True)
+class Warning:  # the name the web UI and the brief use (shadows the builtin: see TableWarning)
+    """Something seen that the rules cannot explain (two tiles at once, a tile taken away...)."""
+
+    text: str
+    image: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+
+TableWarning = Warning
+Observation = Commit | Question | Warning
+
+__all__ = ["Commit", "Observation", "Question", "TableWarning", "Warning"]

@@ -1,0 +1,275 @@
+"""Replay: the live pipeline over a recorded game, exactly as on a camera (FORMATS.md "Replay").
+
+Where the live app would ask the players, replay takes the best-ranked option and counts a
+question. A folder that holds one photo per turn (no two neighbouring frames alike) is read as
+stills: each photo is shown to the tracker as a settled view.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from meeplecam.engine import (
+    Discard,
+    Game,
+    IllegalTurn,
+    Player,
+    find_tileset,
+    score_report,
+    to_record,
+)
+
+from .observations import Commit, Question, Warning
+from .rectify import Rectifier, from_detection, from_truth, profile_locator
+from .sources import FolderSource, FrameSource, natural_key, open_source
+from .tracker import Tracker, TrackerConfig
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ReplayResult:
+    game: Game
+    questions: int = 0
+    warnings: list[str] = field(default_factory=list)
+    commits: int = 0
+    frames: int = 0
+    latencies: list[float] = field(default_factory=list)
+    asked: list[int] = field(default_factory=list)  # 0-based indices (in ``turns``) asked about
+
+    def record(self) -> dict:
+        record = to_record(self.game)
+        record["turns"] = [t for t in record["turns"] if "discard" not in t]
+        record["scores"] = score_report(self.game)
+        record["questions"] = self.questions
+        record["warnings"] = list(self.warnings)
+        return record
+
+
+def frames_folder(path: Path) -> Path:
+    """A game folder of the synthetic renderer holds its frames in ``frames/``."""
+    return path / "frames" if (path / "frames").is_dir() else path
+
+
+def truth_rectifier(folder: Path, cell_px: int = 48) -> Rectifier | None:
+    """The table geometry from a ground-truth file beside the frames, if there is one (a stand-in
+    for calibration: only the camera and grid are read, never what lies on the table):
+    ``table.json`` or ``truth.json`` in the folder, else the *last* per-frame truth file of the
+    synthetic renderer (``../truth/*.json``: all tiles laid, so the grid pitch is known)."""
+    candidates = [folder / "table.json", folder / "truth.json"]
+    for truth_dir in (folder / "truth", folder.parent / "truth"):
+        if truth_dir.is_dir():
+            files = sorted(truth_dir.glob("*.json"), key=lambda p: natural_key(p.name))
+            candidates += files[-1:]
+    for path in candidates:
+        if not path.is_file() or path.name == "expected.json":
+            continue
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            try:
+                return from_truth(data, cell_px)
+            except (KeyError, ValueError, TypeError):
+                continue
+    return None
+
+
+def _stills(source: FolderSource, gate_config) -> bool:
+    """Whether a folder holds one photo per turn rather than every frame of a video."""
+    from .motion import MotionGate
+
+    if len(source) > 400:
+        return False
+    gate = MotionGate(gate_config)
+    still = 0
+    for path in source.paths:
+        import cv2
+
+        frame = cv2.imread(str(path), 1)
+        if frame is None:
+            continue
+        if gate.update(frame).value == "still" and gate.changed_fraction == 0:
+            still += 1
+    return still < 0.2 * len(source.paths)
+
+
+def replay(
+    frames: Iterable[np.ndarray] | FrameSource,
+    game: Game,
+    rectifier: Rectifier | None = None,
+    config: TrackerConfig | None = None,
+    stills: bool = False,
+    on_observation: Callable | None = None,
+    locate=None,
+    colours: dict | None = None,
+) -> ReplayResult:
+    """Run the tracker over frames, applying every commit (and the best option of every
+    question) to ``game``."""
+    config = config or TrackerConfig()
+    tracker = Tracker(
+        game,
+        rectifier,
+        config=config,
+        locate=locate or from_detection,
+        colours=colours,
+        learn_from_answers=False,
+    )
+    result = ReplayResult(game)
+    repeat = config.motion.settle_frames + 1 if stills else 1
+    for frame in frames:
+        for _ in range(repeat):
+            result.frames += 1
+            for obs in tracker.feed(frame):
+                if on_observation is not None:
+                    on_observation(obs, tracker)
+                _handle(obs, game, result)
+    result.latencies = tracker.latencies
+    return result
+
+
+def _handle(obs, game: Game, result: ReplayResult) -> None:
+    if isinstance(obs, Warning):
+        result.warnings.append(obs.text)
+        return
+    if isinstance(obs, Question):
+        result.questions += 1
+        result.asked.append(sum(1 for e in game.log if not isinstance(e, Discard)))
+        choices = obs.turns
+    else:
+        result.commits += 1
+        choices = [obs.turn]
+    for turn in choices:
+        try:
+            game.apply(turn)
+            return
+        except IllegalTurn as exc:
+            result.warnings.append(f"the engine refused {turn.describe()}: {exc}")
+
+
+def run_replay(
+    source: str,
+    players: list[str],
+    tileset: str = "winter",
+    profile: str | None = None,
+    debug: str | None = None,
+    config: TrackerConfig | None = None,
+) -> ReplayResult:
+    config = config or TrackerConfig()
+    game = Game.start(find_tileset(tileset), [Player(c, c) for c in players])
+    path = Path(source)
+    if path.is_dir():
+        path = frames_folder(path)
+        source = str(path)
+    rectifier = None
+    locate = None
+    colours = None
+    if profile:
+        data = json.loads(Path(profile).read_text("utf-8"))
+        if str(data.get("format", "")).startswith("meeplecam-profile/"):
+            locate, colours = profile_locator(profile, config.cell_px)
+        else:
+            rectifier = from_truth(data.get("live", data), config.cell_px)
+    frames = open_source(source)
+    stills = False
+    if path.is_dir() and locate is None:
+        rectifier = rectifier or truth_rectifier(path, config.cell_px)
+        stills = _stills(frames, config.motion)  # type: ignore[arg-type]
+    hook = _debug_writer(Path(debug)) if debug else None
+    try:
+        return replay(frames, game, rectifier, config, stills, hook, locate, colours)
+    finally:
+        frames.close()
+
+
+def _debug_writer(folder: Path):
+    import cv2
+
+    folder.mkdir(parents=True, exist_ok=True)
+    counter = [0]
+
+    def write(obs, tracker) -> None:
+        counter[0] += 1
+        kind = type(obs).__name__.lower()
+        image = getattr(obs, "crop", None)
+        if image is None:
+            image = getattr(obs, "image", None)
+        if image is not None:
+            cv2.imwrite(str(folder / f"{counter[0]:03d}-{kind}.png"), image)
+        with (folder / "observations.txt").open("a", encoding="utf-8") as f:
+            if isinstance(obs, Commit):
+                f.write(f"{counter[0]} commit {obs.turn} conf={obs.confidence:.2f}\n")
+            elif isinstance(obs, Question):
+                f.write(
+                    f"{counter[0]} question {[(t.describe(), round(s, 3)) for t, s in obs.options]}\n"
+                )
+            else:
+                f.write(f"{counter[0]} warning {obs.text}\n")
+
+    return write
+
+
+def compare(expected: dict, got: dict) -> tuple[int, int, list[str]]:
+    """(right, total, differences) turn by turn (cell, tile, rotation as the engine places it,
+    follower segment; the follower's colour follows from the turn order)."""
+    ts = find_tileset(expected.get("tileset", "winter"))
+    exp = [t for t in expected["turns"] if "discard" not in t]
+    out = [t for t in got["turns"] if "discard" not in t]
+    right = 0
+    diffs = []
+    for i, e in enumerate(exp):
+        g = out[i] if i < len(out) else None
+        if g is not None and _same(ts, e, g):
+            right += 1
+        else:
+            diffs.append(f"turn {i + 1}: expected {e}, got {g}")
+    return right, len(exp), diffs
+
+
+def compare_by_cell(expected: dict, got: dict) -> tuple[int, int]:
+    """(right, total) matching turns by cell rather than by position in the log, so one missed
+    or extra turn counts once instead of shifting every later turn (a diagnostic: the follower's
+    owner still follows from the order, which only :func:`compare` checks)."""
+    ts = find_tileset(expected.get("tileset", "winter"))
+    exp = [t for t in expected["turns"] if "discard" not in t]
+    out = {(t["x"], t["y"]): t for t in got["turns"] if "discard" not in t}
+    right = sum(1 for e in exp if (e["x"], e["y"]) in out and _same(ts, e, out[(e["x"], e["y"])]))
+    return right, len(exp)
+
+
+def _same(ts, a: dict, b: dict) -> bool:
+    if (a["tile"], a["x"], a["y"]) != (b["tile"], b["x"], b["y"]):
+        return False
+    tile = ts[a["tile"]]
+    if tile.canonical_rotation(a["rotation"]) != tile.canonical_rotation(b["rotation"]):
+        return False
+    ma, mb = a.get("meeple"), b.get("meeple")
+    if (ma is None) != (mb is None):
+        return False
+    if ma is not None:
+        oa, ob = tile.oriented(a["rotation"]), tile.oriented(b["rotation"])
+        try:
+            if oa.position_name(oa.segment_at(ma["at"])) != ob.position_name(
+                ob.segment_at(mb["at"])
+            ):
+                return False
+        except KeyError:
+            return False
+    return True
+
+
+__all__ = [
+    "ReplayResult",
+    "compare",
+    "compare_by_cell",
+    "replay",
+    "run_replay",
+    "truth_rectifier",
+]

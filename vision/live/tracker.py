@@ -1,0 +1,636 @@
+"""The live tracker: an explicit state machine from frames to observations (STYLE.md, ScrabScrap).
+
+States and what moves them on (``TRANSITIONS`` lists every allowed step; a handler that returns
+anything else is logged and the state is kept, never a crash):
+
+- WAITING_FOR_START: wait for a settled frame, find the grid if no rectifier was given, learn the
+  start tile (known) as the first labelled sample, keep the table as the baseline -> WATCHING.
+- WATCHING: the table is still and matches the baseline; motion -> SETTLING.
+- SETTLING: hands over the table; nothing is read until ``settle_frames`` still frames -> DECODING.
+- DECODING: diff the settled top-down board against the baseline cell by cell. Nothing new (a hand
+  passed) -> WATCHING; one new tile on the frontier -> decode it with the rules -> COMMITTED or
+  ASKING; anything the rules cannot explain -> WARNING.
+- COMMITTED / ASKING: the observation is out; when the consumer has applied a turn to the game
+  (the game log grew) the tracker learns from it and goes back to WATCHING.
+- WARNING: re-read on every settle; when the table is right again (or shows one new tile) it
+  recovers.
+
+The tracker never changes the game: the consumer applies a :class:`Commit` (or the answer to a
+:class:`Question`) and the tracker follows the game log.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from meeplecam.engine import Game, IllegalTurn, Kind, Spot, Turn
+from meeplecam.engine import hints as engine_hints
+
+from .appearance import ScorerConfig, TerrainScorer, anchor_points, kind_map
+from .motion import Motion, MotionConfig, MotionGate
+from .observations import Commit, Observation, Question, Warning
+from .rectify import Board, Rectifier, Window
+
+log = logging.getLogger(__name__)
+
+
+class State(StrEnum):
+    WAITING_FOR_START = "waiting for start"
+    WATCHING = "watching"
+    SETTLING = "settling"
+    DECODING = "decoding"
+    COMMITTED = "committed"
+    ASKING = "asking"
+    WARNING = "warning"
+
+
+S = State
+TRANSITIONS: dict[State, frozenset[State]] = {
+    S.WAITING_FOR_START: frozenset({S.WAITING_FOR_START, S.WATCHING}),
+    S.WATCHING: frozenset({S.WATCHING, S.SETTLING, S.DECODING}),
+    S.SETTLING: frozenset({S.SETTLING, S.DECODING}),
+    S.DECODING: frozenset({S.WATCHING, S.COMMITTED, S.ASKING, S.WARNING}),
+    S.COMMITTED: frozenset({S.COMMITTED, S.WATCHING, S.SETTLING}),
+    S.ASKING: frozenset({S.ASKING, S.WATCHING, S.SETTLING}),
+    S.WARNING: frozenset({S.WARNING, S.DECODING, S.WATCHING}),
+}
+
+
+@dataclass
+class TrackerConfig:
+    motion: MotionConfig = field(default_factory=MotionConfig)
+    scorer: ScorerConfig = field(default_factory=ScorerConfig)
+    cell_px: int = 48  # top-down pixels per cell
+    window_pad: int = 2  # cells around the board that are watched
+    margin: float = 0.02  # best option must beat the runner-up by this (log-likelihood/pixel)
+    diff_threshold: int = 20  # per-pixel change (|dL|/2 + |da| + |db| in Lab, blurred) that counts
+    diff_inset: float = 0.12
+    tile_change: float = 0.35  # part of a cell that changes when a tile arrives or leaves
+    small_change: float = 0.03  # part of a cell that changes when a follower comes or goes
+    warning_patience: int = 3  # settled readings a warning waits for the table to be put right
+    drift_threshold: int = 10  # grey levels a thumbnail pixel must drift by ...
+    drift_fraction: float = 0.00015  # ... on this part of the thumbnail to read again
+    texture_ratio: float = 1.6  # busier (or calmer) by this factor: something lies there
+    faint_tile: float = 0.1  # a frontier cell changed this much is a tile when nothing else is
+    spot_ambiguity: float = 0.06  # follower spots closer than this (tile units) are asked about
+    max_options: int = 6  # options listed in a question
+    min_evidence_px: int = 12  # visible pixels (of the scoring crop) where the two best differ
+    follower_guard: int = 3  # pixels around a follower left out of tile scoring (dilation)
+    bag_prior: float = 0.0  # weight of log(copies left) in an option's score (off: hurt)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TrackerConfig:
+        cfg = cls()
+        for key, value in data.items():
+            if key == "motion":
+                cfg.motion = MotionConfig(**value)
+            elif key == "scorer":
+                cfg.scorer = ScorerConfig(**value)
+            elif hasattr(cfg, key):
+                setattr(cfg, key, value)
+            else:
+                raise KeyError(f"unknown tracker setting {key!r}")
+        return cfg
+
+
+@dataclass
+class Changes:
+    new_tiles: list[tuple[int, int]]
+    illegal: list[tuple[int, int]]  # empty cells that may not hold a tile, now holding one
+    altered: list[tuple[int, int]]  # placed tiles that changed or left
+    small: list[tuple[int, int]]  # follower-sized changes
+    fractions: dict[tuple[int, int], float]
+    spread: set = field(default_factory=set)  # small changes spread over the whole cell
+
+
+@dataclass
+class Pending:
+    board: Board
+    cell: tuple[int, int]
+    crop: np.ndarray
+    follower: np.ndarray | None  # mask in the crop
+    log_len: int
+    observation: Observation | None = None
+
+
+class Tracker:
+    """Frames in, observations out. ``feed(frame)`` returns the observations of that frame."""
+
+    def __init__(
+        self,
+        game: Game,
+        rectifier: Rectifier | None = None,
+        scorer: TerrainScorer | None = None,
+        config: TrackerConfig | None = None,
+        locate=None,
+        colours: dict | None = None,
+        clock=time.perf_counter,
+        learn_from_answers: bool = True,
+    ):
+        self.game = game
+        # an answered question is a labelled sample when people answered it (live), not when
+        # replay took the best option on its own
+        self.learn_from_answers = learn_from_answers
+        self.config = config or TrackerConfig()
+        self.rectifier = rectifier
+        self.locate = locate  # frame -> Rectifier, when none is given (first settled frame)
+        self.scorer = scorer or TerrainScorer(self.config.scorer, colours)
+        if hasattr(self.scorer, "players"):
+            self.scorer.players = [p.colour for p in game.players]
+        self.gate = MotionGate(self.config.motion)
+        self.clock = clock
+        self.state = State.WAITING_FOR_START
+        self.status = "waiting for the start tile"
+        self.baseline: dict[tuple[int, int], np.ndarray] = {}
+        self.expected_vanish: set[tuple[int, int]] = set()
+        self.known_log = len(game.log)
+        self.pending: Pending | None = None
+        self.placed_cells = set(game.board.tiles)
+        self.recheck: set[tuple[int, int]] = set()  # cells an undo emptied: read them again
+        self.rebaseline = False
+        self.ask_cells: set[tuple[int, int]] = set()
+        self.last_warning: str | None = None
+        self.last_changes: Changes | None = None
+        self.warning_reads = 0
+        self.read_thumb: np.ndarray | None = None  # motion thumbnail of the last reading
+        self.settled_at: float | None = None
+        self.latencies: list[float] = []  # settled -> observation, seconds
+        self._out: list[Observation] = []
+        self.handlers = {
+            S.WAITING_FOR_START: self._waiting_for_start,
+            S.WATCHING: self._watching,
+            S.SETTLING: self._settling,
+            S.DECODING: self._decoding,
+            S.COMMITTED: self._waiting_for_game,
+            S.ASKING: self._waiting_for_game,
+            S.WARNING: self._warning,
+        }
+        self._frame: np.ndarray | None = None
+        self._spread: dict = {}
+        self._texture = 1.0
+
+    # --- the loop ---------------------------------------------------------------------------
+    def feed(self, frame: np.ndarray | None) -> list[Observation]:
+        self._out = []
+        self._frame = frame
+        motion = self.gate.update(frame)
+        if motion is Motion.COVERED:
+            self.status = "the camera is covered or sees nothing"
+        self._sync_game()
+        self._step(motion)
+        return self._out
+
+    def _step(self, motion: Motion) -> None:
+        handler = self.handlers.get(self.state)
+        try:
+            nxt = handler(motion) if handler else self.state
+        except Exception:  # analysis must never stop the live game
+            log.exception("tracker: %s failed; staying", self.state)
+            nxt = self.state
+        if nxt not in TRANSITIONS[self.state]:
+            log.warning("tracker: unexpected step %s -> %s ignored", self.state, nxt)
+            return
+        self.state = nxt
+        if nxt is S.DECODING:
+            self._step(motion)
+
+    # --- handlers ---------------------------------------------------------------------------
+    def _waiting_for_start(self, motion: Motion) -> State:
+        if not self.gate.settled or self._frame is None:
+            return S.WAITING_FOR_START
+        if self.rectifier is None:
+            if self.locate is None:
+                self.status = "no table geometry: calibrate or give a profile"
+                return S.WAITING_FOR_START
+            try:
+                self.rectifier = self.locate(self._frame)
+            except ValueError as exc:
+                self.status = f"show the start tile: {exc}"
+                return S.WAITING_FOR_START
+        board = self._board()
+        self._set_baseline(board)
+        self.read_thumb = self.gate.previous
+        for cell, placed in self.game.board.tiles.items():
+            if board.contains(cell):
+                crop = self.scorer.prepare(board.cell(*cell))
+                self.scorer.learn(crop, placed.tile, placed.rotation)
+        self.known_log = len(self.game.log)
+        self.status = "watching"
+        return S.WATCHING
+
+    def _watching(self, motion: Motion) -> State:
+        if motion is Motion.STILL:
+            # a change too small or too quick for the motion gate (a tile laid between two
+            # frames of a slow camera): read again when the view drifted from the last reading
+            thumb = self.gate.previous
+            if self.gate.settled and thumb is not None and self._drifted(thumb):
+                self.settled_at = self.clock()
+                return S.DECODING
+            return S.WATCHING
+        self.status = "hands over the table" if motion is Motion.MOVING else self.status
+        return S.SETTLING
+
+    def _drifted(self, thumb: np.ndarray) -> bool:
+        import cv2
+
+        if self.read_thumb is None or self.read_thumb.shape != thumb.shape:
+            self.read_thumb = thumb
+            return False
+        diff = cv2.absdiff(thumb, self.read_thumb)
+        changed = np.count_nonzero(diff > self.config.drift_threshold) / diff.size
+        return changed > self.config.drift_fraction
+
+    def _settling(self, motion: Motion) -> State:
+        if self.gate.settled:
+            self.settled_at = self.clock()
+            return S.DECODING
+        return S.SETTLING
+
+    def _decoding(self, motion: Motion) -> State:
+        self.read_thumb = self.gate.previous
+        board = self._board()
+        if self.rebaseline:  # the game changed under us (a turn entered by hand): trust it
+            self._set_baseline(board)
+            self.rebaseline = False
+            return S.WATCHING
+        changes = self._changes(board)
+        self.last_changes = changes
+        for cell in changes.small:
+            if cell in self.expected_vanish:
+                self.expected_vanish.discard(cell)
+                self.baseline[cell] = board.cell(*cell).copy()
+        problem = self._unexplained(changes)
+        if problem:
+            if problem != self.last_warning:
+                self._out.append(Warning(problem, self._annotate(board, changes)))
+                self.last_warning = problem
+                self.warning_reads = 0
+            self.warning_reads += 1
+            if self.warning_reads > self.config.warning_patience:
+                # nobody put the table right: take it as it is and watch on (the players can
+                # still enter or correct the turn on the page)
+                self._out.append(Warning(f"taking the table as it is after: {problem}"))
+                self._set_baseline(board)
+                self.last_warning = None
+                self.status = "watching"
+                return S.WATCHING
+            self.status = problem
+            return S.WARNING
+        self.last_warning = None
+        if not changes.new_tiles:
+            self.status = "watching"
+            return S.WATCHING
+        (cell,) = changes.new_tiles
+        observation = self._decode_tile(board, cell)
+        self._emit(observation)
+        if self.pending is not None:
+            self.pending.observation = observation
+        if isinstance(observation, Warning):
+            self.last_warning = observation.text
+            return S.WARNING
+        return S.COMMITTED if isinstance(observation, Commit) else S.ASKING
+
+    def _waiting_for_game(self, motion: Motion) -> State:
+        # _sync_game moves on once the consumer has applied a turn; until then wait.
+        return self.state
+
+    def _warning(self, motion: Motion) -> State:
+        if motion is Motion.STILL and self.gate.still_run == self.gate.config.settle_frames:
+            self.settled_at = self.clock()
+            return S.DECODING
+        return S.WARNING
+
+    # --- following the game -----------------------------------------------------------------
+    def _sync_game(self) -> None:
+        n = len(self.game.log)
+        if n == self.known_log or self.state is S.WAITING_FOR_START:
+            return
+        placed = set(self.game.board.tiles)
+        if n > self.known_log and self.pending is not None:
+            self._accept(self.pending)
+        else:  # an undo, a correction or a turn entered by hand: read the table again
+            gone = self.placed_cells - placed
+            self.recheck |= gone
+            self.ask_cells |= gone
+            if self.pending is not None:
+                self.ask_cells.add(self.pending.cell)
+            self.rebaseline = not gone
+        self.placed_cells = placed
+        self.known_log = n
+        self.pending = None
+        if self.state in (S.COMMITTED, S.ASKING, S.WARNING, S.WATCHING):
+            # read again on the next settled frame: the table may have moved on meanwhile
+            self.state = S.SETTLING
+            self.gate.still_run = min(self.gate.still_run, self.gate.config.settle_frames - 1)
+
+    def _accept(self, pending: Pending) -> None:
+        """The consumer applied a turn: learn from it and make its look the baseline."""
+        event = self.game.log[-1]
+        self._set_baseline(pending.board)
+        obs = pending.observation
+        sure = (
+            isinstance(obs, Commit)
+            or self.learn_from_answers
+            or (isinstance(obs, Question) and event != obs.best)
+        )
+        if sure and isinstance(event, Turn) and event.cell == pending.cell:
+            tile = self.game.tileset[event.tile]
+            self.scorer.learn(pending.crop, tile, event.rotation, pending.follower)
+            if event.meeple and pending.follower is not None and pending.follower.any():
+                colour = self.game.players[self.game.results[-1].player].colour
+                self.scorer.learn_follower(pending.crop, colour, pending.follower)
+        self.ask_cells.discard(pending.cell)
+        self.recheck.discard(pending.cell)
+        for follower in self.game.results[-1].returned:
+            self.expected_vanish.add(follower.cell)
+        self.status = "watching"
+
+    # --- seeing ------------------------------------------------------------------------------
+    def window(self) -> Window:
+        cells = list(self.game.board.tiles) or [(0, 0)]
+        pad = self.config.window_pad
+        xs = [c[0] for c in cells]
+        ys = [c[1] for c in cells]
+        return (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
+
+    def _board(self) -> Board:
+        assert self.rectifier is not None and self._frame is not None
+        return self.rectifier.board(self._frame, self.window())
+
+    def _set_baseline(self, board: Board) -> None:
+        for cell in board.cells():
+            self.baseline[cell] = board.cell(*cell).copy()
+
+    def _change(self, a: np.ndarray, b: np.ndarray) -> float:
+        import cv2
+
+        cfg = self.config
+        h, w = a.shape[:2]
+        d = round(h * cfg.diff_inset)
+        a = cv2.cvtColor(cv2.GaussianBlur(a[d : h - d, d : w - d], (5, 5), 0), cv2.COLOR_BGR2Lab)
+        b = cv2.cvtColor(cv2.GaussianBlur(b[d : h - d, d : w - d], (5, 5), 0), cv2.COLOR_BGR2Lab)
+        # lightness counts half: shadows and light drift change it, a new thing changes colour
+        diff = cv2.absdiff(a, b).astype(np.int16)
+        score = (diff[..., 0] >> 1) + diff[..., 1] + diff[..., 2]
+        # texture: a tile's art is busier than most table tops even where its colour is not;
+        # it must be so all over the cell (a follower's spill from a neighbour is local)
+        la = np.abs(cv2.Laplacian(a[..., 0], cv2.CV_16S, ksize=3)).astype(np.float32)
+        lb = np.abs(cv2.Laplacian(b[..., 0], cv2.CV_16S, ksize=3)).astype(np.float32)
+        hh, hw = la.shape[0] // 2, la.shape[1] // 2
+        ratios = []
+        for ys, xs in (
+            (slice(0, hh), slice(0, hw)),
+            (slice(0, hh), slice(hw, None)),
+            (slice(hh, None), slice(0, hw)),
+            (slice(hh, None), slice(hw, None)),
+        ):
+            ta, tb = float(la[ys, xs].mean()) + 1.0, float(lb[ys, xs].mean()) + 1.0
+            ratios.append(max(ta / tb, tb / ta))
+        self._texture = min(ratios)
+        changed = score > cfg.diff_threshold
+        fraction = float(np.count_nonzero(changed)) / score.size
+        if fraction >= cfg.small_change:  # spread: changed in every quadrant (a tile's art)
+            hh, hw = changed.shape[0] // 2, changed.shape[1] // 2
+            quads = (changed[:hh, :hw], changed[:hh, hw:], changed[hh:, :hw], changed[hh:, hw:])
+            self._spread[id(a)] = all(q.mean() > cfg.small_change / 2 for q in quads)
+        return fraction
+
+    def _changes(self, board: Board) -> Changes:
+        cfg = self.config
+        placed = self.game.board.tiles
+        frontier = self.game.board.frontier
+        ch = Changes([], [], [], [], {})
+        for cell in board.cells():
+            before = self.baseline.get(cell)
+            now = board.cell(*cell)
+            if before is None or before.shape != now.shape:
+                self.baseline[cell] = now.copy()
+                continue
+            if self.rectifier is not None and not self.rectifier.visible(cell):
+                continue
+            self._spread = {}
+            f = self._change(before, now)
+            ch.fractions[cell] = f
+            if any(self._spread.values()) or self._texture >= cfg.texture_ratio:
+                ch.spread.add(cell)
+            if cell in self.recheck and cell in frontier:
+                if f >= cfg.tile_change:  # the undone tile was taken away: now empty
+                    self.recheck.discard(cell)
+                    self.baseline[cell] = now.copy()
+                else:  # still there: read it again (and ask)
+                    ch.new_tiles.append(cell)
+                continue
+            if f >= cfg.tile_change:
+                if cell in placed:
+                    ch.altered.append(cell)
+                elif cell in frontier:
+                    ch.new_tiles.append(cell)
+                else:
+                    ch.illegal.append(cell)
+            elif f >= cfg.small_change:
+                ch.small.append(cell)
+        if not (ch.new_tiles or ch.altered or ch.illegal):
+            # a tile that looks like the table (a city on honey-coloured wood) changes less of
+            # its cell: the frontier cell that changed most is the new tile if it changed enough
+            faint = [
+                c
+                for c in ch.small
+                if c in frontier and (ch.fractions[c] >= cfg.faint_tile or c in ch.spread)
+            ]
+            faint += [c for c in ch.spread if c in frontier and c not in ch.small]
+            if faint:
+                ch.new_tiles.append(max(faint, key=ch.fractions.__getitem__))
+        return ch
+
+    def _unexplained(self, ch: Changes) -> str | None:
+        def cells(cs):
+            return ", ".join(f"({x},{y})" for x, y in cs)
+
+        placed = len(self.game.board.tiles)
+        if ch.altered and len(ch.altered) >= max(3, placed // 2):
+            return "the whole view changed: was the camera moved, or the light changed?"
+        if ch.altered:
+            return f"a placed tile changed or was taken away at {cells(ch.altered)}"
+        if ch.illegal:
+            return f"a tile at {cells(ch.illegal)}, where no tile may lie (not next to the board)"
+        if len(ch.new_tiles) > 1:
+            return f"{len(ch.new_tiles)} new tiles at once at {cells(ch.new_tiles)}: one per turn"
+        return None
+
+    # --- decoding one tile with the rules --------------------------------------------------
+    def _decode_tile(self, board: Board, cell: tuple[int, int]) -> Observation:
+        game = self.game
+        cfg = self.config
+        pattern = game.board.frontier[cell]
+        options = [
+            (game.tileset[tid], r)
+            for tid, n in sorted(game.remaining.items())
+            if n > 0
+            for r in game.tileset[tid].rotations_fitting(pattern)
+        ]
+        picture = self._crop_picture(board, cell)
+        if not options:
+            return Warning(f"a tile at ({cell[0]},{cell[1]}), but no tile left fits there", picture)
+        crop = self.scorer.prepare(board.cell(*cell))
+        colour = game.players[game.current].colour
+        follower = None
+        if game.supply[game.current] > 0:
+            mask, _ = self.scorer.follower_mask(crop, colour)
+            follower = mask if mask.any() else None
+        ignore = None
+        if follower is not None:
+            import cv2
+
+            k = cfg.follower_guard
+            ignore = cv2.dilate(follower.astype(np.uint8), np.ones((k, k), np.uint8)) > 0
+        scores = self.scorer.score(crop, options, ignore)
+        # the bag is a prior: of two readings the image cannot tell apart, the tile with more
+        # copies left is likelier to have been drawn
+        scores = [
+            s + cfg.bag_prior * float(np.log(game.remaining[tile.id]))
+            for s, (tile, _) in zip(scores, options, strict=True)
+        ]
+        order = sorted(range(len(options)), key=lambda i: -scores[i])
+        ranked: list[tuple[Turn, float]] = []
+        spot_doubt = False
+        for i in order[: cfg.max_options]:
+            tile, rotation = options[i]
+            turns = self._turns_for(tile, rotation, cell, follower)
+            if len(turns) > 1:
+                spot_doubt = spot_doubt or i == order[0]
+            for j, turn in enumerate(turns):
+                ranked.append((turn, scores[i] - 1e-3 * j))
+        ranked = [(t, s) for t, s in ranked if t is not None]
+        if not ranked:
+            return Warning(f"the tile at ({cell[0]},{cell[1]}) cannot be laid legally", picture)
+        self.pending = Pending(board, cell, crop, follower, len(game.log))
+        margin = scores[order[0]] - scores[order[1]] if len(order) > 1 else float("inf")
+        seen = self._visible_difference(options, order, ignore)
+        best = ranked[0][0]
+        conf = _confidence([scores[i] for i in order])
+        sure = margin >= cfg.margin and seen >= cfg.min_evidence_px
+        if sure and not spot_doubt and cell not in self.ask_cells:
+            pose = None
+            if best.meeple is not None:
+                seg = game.tileset[best.tile].oriented(best.rotation).segment_at(best.meeple)
+                field_ = game.tileset[best.tile].segments[seg].kind is Kind.FIELD
+                pose = "lying" if field_ else "standing"
+            return Commit(best, conf, pose, picture)
+        what = "the follower's place" if sure else "the tile"
+        return Question(ranked[: cfg.max_options], picture, f"Not sure about {what} at {cell}")
+
+    def _visible_difference(self, options, order, ignore) -> int:
+        """Pixels where the two best readings differ (terrain kind) that the camera can see:
+        when their difference hides under a follower, the image cannot decide."""
+        if len(order) < 2 or not hasattr(self.scorer, "_kinds"):
+            return 1 << 30
+        a = self.scorer._kinds(*options[order[0]])
+        b = self.scorer._kinds(*options[order[1]])
+        differ = a != b
+        if ignore is not None:
+            differ &= ~ignore
+        return int(differ.sum())
+
+    def _turns_for(self, tile, rotation, cell, follower) -> list[Turn]:
+        """The turn(s) an option stands for: with the follower on the likeliest legal spot (two
+        turns when two spots are about as likely), plus a Gingerbread Man move when one is due."""
+        x, y = cell
+        base = Turn(tile.id, x, y, rotation)
+        if follower is None:
+            return [self._with_gingerbread(base)]
+        spots = engine_hints.follower_spots(self.game, base)
+        if not spots:
+            return [self._with_gingerbread(base)]
+        ys, xs = np.nonzero(follower)
+        size = follower.shape[0]
+        inset = self.config.scorer.inset
+        # follower base point in tile units: the lower part of the blob (a standing figure seen
+        # from the south leans north in the top-down image), centroid for a flat one
+        low = ys >= np.percentile(ys, 50)
+        bx = (xs[low].mean() + 0.5) / size * (1 - 2 * inset) + inset
+        by = (ys[low].mean() + 0.5) / size * (1 - 2 * inset) + inset
+        full = 48
+        _, labels = kind_map(tile, rotation, full)
+        anchors = anchor_points(tile, rotation)
+        costs = []
+        for spot in spots:
+            region = np.argwhere(labels == spot.segment)
+            if len(region):
+                pts = (region[:, ::-1] + 0.5) / full
+                d_region = float(np.min(np.hypot(pts[:, 0] - bx, pts[:, 1] - by)))
+            else:
+                d_region = 1.0
+            ax, ay = anchors.get(spot.segment, (0.5, 0.5))
+            costs.append(d_region + 0.3 * float(np.hypot(ax - bx, ay - by)))
+        order = sorted(range(len(spots)), key=lambda i: costs[i])
+        turns = [self._with_gingerbread(Turn(tile.id, x, y, rotation, spots[order[0]].at))]
+        if len(order) > 1 and costs[order[1]] - costs[order[0]] < self.config.spot_ambiguity:
+            turns.append(self._with_gingerbread(Turn(tile.id, x, y, rotation, spots[order[1]].at)))
+        return turns
+
+    def _with_gingerbread(self, turn: Turn) -> Turn:
+        """Gingerbread Man: its figure is not read yet; when a move is due, take the first
+        unfinished city the rules allow (the players correct it on the page)."""
+        game = self.game
+        if not game.gingerbread_in_play:
+            return turn
+        trial = Game.start(game.tileset, game.players, game.options, game.start_turn, game.log)
+        try:
+            trial.apply(turn)
+            return turn
+        except IllegalTurn:
+            pass
+        for cell, placed in [*game.board.tiles.items()]:
+            for index, seg in enumerate(placed.tile.segments):
+                if seg.kind is not Kind.CITY:
+                    continue
+                spot = Spot(cell[0], cell[1], placed.orientation.position_name(index))
+                candidate = Turn(turn.tile, turn.x, turn.y, turn.rotation, turn.meeple, None, spot)
+                try:
+                    trial.apply(candidate)
+                    return candidate
+                except IllegalTurn:
+                    continue
+        return turn
+
+    def _emit(self, observation: Observation) -> None:
+        if self.settled_at is not None:
+            self.latencies.append(self.clock() - self.settled_at)
+        self._out.append(observation)
+
+    # --- pictures ---------------------------------------------------------------------------
+    def _crop_picture(self, board: Board, cell) -> np.ndarray:
+        import cv2
+
+        crop = board.cell(*cell, margin=0.5)
+        return cv2.resize(crop, None, fx=3, fy=3, interpolation=cv2.INTER_LINEAR)
+
+    def _annotate(self, board: Board, ch: Changes) -> np.ndarray:
+        import cv2
+
+        image = board.image.copy()
+        p = board.cell_px
+        for colour, cells in (
+            ((0, 0, 255), ch.altered + ch.illegal),
+            ((0, 200, 255), ch.new_tiles),
+        ):
+            for x, y in cells:
+                x0, y0 = (x - board.window[0]) * p, (y - board.window[1]) * p
+                cv2.rectangle(image, (x0 + 1, y0 + 1), (x0 + p - 2, y0 + p - 2), colour, 2)
+        return image
+
+
+def _confidence(scores: list[float], sharpness: float = 8.0) -> float:
+    if len(scores) < 2:
+        return 1.0
+    s = np.asarray(scores) * sharpness
+    s = np.exp(s - s.max())
+    return float(s[0] / s.sum())
+
+
+__all__ = ["TRANSITIONS", "Changes", "State", "Tracker", "TrackerConfig"]
