@@ -1,0 +1,8 @@
+"""Calibration of one table: the guided way to make and check a profile (``vision.profile``).
+
+``wizard.run(frame, Options())`` runs every step on one frame and returns the profile with the lines
+to show; ``wizard.check(profile, frame)`` tells whether a view still matches. The steps live in
+their own modules: ``surface`` and ``table`` (outline, corner markers), ``lens``, ``scale``
+(top-down homography from tiles), ``camera`` (ChArUco intrinsics), ``colours`` (followers),
+``markers`` (printable sheets); thresholds are data in ``data/calibration.json``.
+"""

@@ -1,0 +1,309 @@
+"""Live-loop benchmarks (``python bench/live.py --help``).
+
+- ``watch``: what one 1280x720 frame costs while the table is watched (motion gate + tracker step,
+  no decoding): mean, p95 and max over ``--frames`` frames (target <= 15 ms).
+- ``latency``: settled -> committed turn, per turn, over replayed games (target <= 250 ms): the
+  time from the frame that makes the table settled to the observation (rectify, diff, rules,
+  scoring, followers). Games are synthetic renderer folders (``--games DIR``, as written by
+  ``meeplecam synth``) or drawn games (the default: cheap, generated here).
+- ``memory``: RSS sampled while the synthetic demo table (generated, never pre-recorded; games
+  follow one another) runs through one long-lived live feed for ``--minutes``; reported as the
+  slope after warm-up (MB per 10 minutes; flat = < 1). ``--drawn``: drawn games instead, a new
+  tracker per game (that also measures the drawing's allocations).
+
+Results print as JSON (``--out FILE`` writes them too). Nothing here is a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def rss_mb() -> float:
+    with open(f"/proc/{os.getpid()}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _stats(values) -> dict:
+    a = np.asarray(values, float) * 1000
+    if len(a) == 0:
+        return {"n": 0}
+    return {
+        "n": len(a),
+        "mean_ms": round(float(a.mean()), 2),
+        "p95_ms": round(float(np.percentile(a, 95)), 2),
+        "max_ms": round(float(a.max()), 2),
+    }
+
+
+def bench_watch(frames: int) -> dict:
+    from meeplecam.engine import Game
+    from meeplecam.vision.live.drawn import DrawnGame
+    from meeplecam.vision.live.rectify import Rectifier
+    from meeplecam.vision.live.tracker import State, Tracker
+
+    dg = DrawnGame(seed=11, max_turns=30)
+    all_frames = [f for f, _ in dg.frames()]
+    game = Game.start(dg.tileset, dg.game.players, dg.game.options)
+    tracker = Tracker(game, Rectifier(dg.grid_to_image))
+    for frame in all_frames[:4]:
+        tracker.feed(frame)
+    assert tracker.state is State.WATCHING
+    still = all_frames[3]
+    canvas = dg.canvas.copy()
+    dg.lay(canvas, game.start_turn)
+    noisy = [dg.photo(canvas) for _ in range(4)]  # fresh sensor noise each, like a camera
+    times = []
+    for i in range(frames):
+        frame = still if i % 2 else noisy[i % 4]
+        t = time.perf_counter()
+        tracker.feed(frame)
+        times.append(time.perf_counter() - t)
+    gate_times = []
+    for i in range(frames):
+        t = time.perf_counter()
+        tracker.gate.update(noisy[i % 4])
+        gate_times.append(time.perf_counter() - t)
+    return {"frame": [1280, 720], "tracker_feed": _stats(times), "motion_gate": _stats(gate_times)}
+
+
+def _replay_games(games_dir: str | None, count: int):
+    """(name, frames iterator, game, rectifier, expected record) per game."""
+    from meeplecam.engine import Game, Player, find_tileset, read_record_file
+    from meeplecam.vision.live.rectify import Rectifier
+    from meeplecam.vision.live.replay import truth_rectifier
+    from meeplecam.vision.live.sources import FolderSource
+
+    if games_dir:
+        for folder in sorted(Path(games_dir).glob("game-*"))[:count]:
+            record = read_record_file(folder / "record.json")
+            players = [Player(p["colour"], p["colour"]) for p in record["players"]]
+            game = Game.start(find_tileset(record.get("tileset", "winter")), players)
+            yield (
+                folder.name,
+                FolderSource(folder / "frames"),
+                game,
+                truth_rectifier(folder / "frames"),
+                record,
+            )
+        return
+    from meeplecam.vision.live.drawn import DrawnGame
+
+    for seed in range(count):
+        dg = DrawnGame(seed=100 + seed)
+        game = Game.start(dg.tileset, dg.game.players, dg.game.options)
+        frames = (f for f, _ in dg.frames())
+        yield f"drawn-{100 + seed}", frames, game, Rectifier(dg.grid_to_image), dg.expected()
+
+
+def _split(expected: dict, result) -> tuple[int, int]:
+    """(turns committed wrong, questions whose best option was right)."""
+    from meeplecam.engine import find_tileset
+    from meeplecam.vision.live.replay import _same
+
+    ts = find_tileset(expected.get("tileset", "winter"))
+    exp = [t for t in expected["turns"] if "discard" not in t]
+    got = result.record()["turns"]
+    wrong = asked_right = 0
+    for i, e in enumerate(exp):
+        ok = i < len(got) and _same(ts, e, got[i])
+        if i in result.asked:
+            asked_right += ok
+        else:
+            wrong += not ok
+    return wrong, asked_right
+
+
+def bench_latency(games_dir: str | None, count: int) -> dict:
+    from meeplecam.vision.live.replay import compare, compare_by_cell, replay
+
+    latencies = []
+    per_game = []
+    right = total = questions = no_question = by_cell = wrong_commits = asked_right = 0
+    for name, frames, game, rectifier, expected in _replay_games(games_dir, count):
+        result = replay(frames, game, rectifier)
+        r, n, _ = compare(expected, result.record())
+        right, total = right + r, total + n
+        by_cell += compare_by_cell(expected, result.record())[0]
+        wc, ar = _split(expected, result)
+        wrong_commits, asked_right = wrong_commits + wc, asked_right + ar
+        questions += result.questions
+        no_question += result.questions == 0
+        latencies += result.latencies
+        per_game.append(
+            {
+                "game": name,
+                "right": r,
+                "turns": n,
+                "questions": result.questions,
+                "warnings": len(result.warnings),
+                **_stats(result.latencies),
+            }
+        )
+    return {
+        "source": games_dir or "drawn games",
+        "settled_to_observation": _stats(latencies),
+        "turns_right": right,
+        "turns": total,
+        "turns_right_pct": round(100 * right / max(total, 1), 2),
+        "turns_right_by_cell": by_cell,
+        "turns_right_by_cell_pct": round(100 * by_cell / max(total, 1), 2),
+        "questions": questions,
+        "questions_best_option_right": asked_right,
+        "committed_wrong": wrong_commits,
+        "games_without_question": f"{no_question}/{len(per_game)}",
+        "games": per_game,
+    }
+
+
+class _Session:
+    """The web session's sink side, enough for the benchmark: applies what the camera reads."""
+
+    def __init__(self, game):
+        self.game = game
+        self.warnings = 0
+
+    def commit(self, event):
+        self.game.apply(event)
+
+    def ask(self, options, crop=None, text=""):
+        self.game.apply(options[0])  # a person answers at once
+        return 1
+
+    def warn(self, text, image=None):
+        self.warnings += 1
+
+
+def bench_memory(minutes: float, drawn: bool = False) -> dict:
+    """One long-lived live feed on the synthetic demo table (games follow one another, as in
+    ``serve --demo``); RSS sampled every few seconds. ``drawn``: drawn games instead."""
+    from meeplecam.engine import Game
+    from meeplecam.vision.live.feed import LiveFeed
+
+    if drawn:
+        return _memory_drawn(minutes)
+    from meeplecam.vision.live.sources import SyntheticSource
+
+    source = SyntheticSource(seed=900, realtime=False, size=(1280, 720))
+    inner = source.inner
+
+    def new_game():
+        return Game.start(inner.game.tileset, inner.game.players, inner.game.options)
+
+    session = _Session(new_game())
+    feed = LiveFeed(session, source, source.rectifier())
+    start = time.monotonic()
+    samples = []
+    next_sample = start
+    frames = games = 0
+    seed = inner.seed
+    while time.monotonic() - start < minutes * 60:
+        frame = source.read()
+        if inner.seed != seed:  # the demo began its next game: so does the session
+            seed, games = inner.seed, games + 1
+            session.game = new_game()
+            feed.rectifier = source.rectifier()
+            feed.tracker = None
+        feed.step(frame)
+        frames += 1
+        now = time.monotonic()
+        if now >= next_sample:
+            samples.append((now - start, rss_mb()))
+            next_sample = now + max(1.0, minutes * 60 / 60)
+    return _memory_report(minutes, frames, games, samples, "synthetic demo table, live feed")
+
+
+def _memory_drawn(minutes: float) -> dict:
+    from meeplecam.engine import Game
+    from meeplecam.vision.live.drawn import DrawnGame
+    from meeplecam.vision.live.rectify import Rectifier
+    from meeplecam.vision.live.replay import ReplayResult, _handle
+    from meeplecam.vision.live.tracker import Tracker
+
+    start = time.monotonic()
+    samples = []
+    seed = 500
+    frames_fed = games = 0
+    next_sample = start
+    while time.monotonic() - start < minutes * 60:
+        dg = DrawnGame(seed=seed)
+        game = Game.start(dg.tileset, dg.game.players, dg.game.options)
+        tracker = Tracker(game, Rectifier(dg.grid_to_image), learn_from_answers=False)
+        result = ReplayResult(game)
+        for frame, _ in dg.frames():
+            for obs in tracker.feed(frame):
+                _handle(obs, game, result)
+            frames_fed += 1
+            now = time.monotonic()
+            if now >= next_sample:
+                samples.append((now - start, rss_mb()))
+                next_sample = now + max(1.0, minutes * 60 / 60)
+            if now - start >= minutes * 60:
+                break
+        seed += 1
+        games += 1
+    return _memory_report(minutes, frames_fed, games, samples, "drawn games, new tracker each")
+
+
+def _memory_report(minutes, frames, games, samples, what) -> dict:
+    t = np.array([s[0] for s in samples])
+    m = np.array([s[1] for s in samples])
+    warm = t >= t[-1] * 0.25 if len(t) else t
+    slope = float(np.polyfit(t[warm], m[warm], 1)[0]) * 600 if warm.sum() >= 3 else float("nan")
+    return {
+        "run": what,
+        "minutes": minutes,
+        "frames": frames,
+        "games": games,
+        "rss_first_mb": round(float(m[0]), 1) if len(m) else None,
+        "rss_after_warmup_mb": round(float(m[warm][0]), 1) if warm.any() else None,
+        "rss_last_mb": round(float(m[-1]), 1) if len(m) else None,
+        "slope_mb_per_10min_after_warmup": round(slope, 2),
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "what",
+        nargs="*",
+        default=["watch", "latency", "memory"],
+        choices=["watch", "latency", "memory"],
+    )
+    parser.add_argument("--frames", type=int, default=300, help="frames for the watch cost")
+    parser.add_argument("--games", metavar="DIR", help="synthetic games (meeplecam synth output)")
+    parser.add_argument("--count", type=int, default=3, help="games for the latency run")
+    parser.add_argument("--minutes", type=float, default=3.0, help="length of the memory run")
+    parser.add_argument(
+        "--drawn", action="store_true", help="memory run on drawn games (no synthetic renderer)"
+    )
+    parser.add_argument("--out", metavar="FILE", help="also write the results here (JSON)")
+    args = parser.parse_args(argv)
+    import cv2
+
+    results = {"cpus": os.cpu_count(), "opencv_threads": cv2.getNumThreads()}
+    if "watch" in args.what:
+        results["watch"] = bench_watch(args.frames)
+    if "latency" in args.what:
+        results["latency"] = bench_latency(args.games, args.count)
+    if "memory" in args.what:
+        results["memory"] = bench_memory(args.minutes, args.drawn)
+    text = json.dumps(results, indent=2)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,422 @@
+"""The guided calibration: one frame of the table in, a profile out, with a line for every step.
+
+Each step is a function of the frame (and what earlier steps found) that returns its part of the
+profile and the lines to show; :func:`run` chains them and the CLI (``meeplecam calibrate``) and the
+web page both call it. Steps:
+
+1. table outline: detected, four clicks, or the printed corner markers (drawn on a preview image
+   for the user to confirm), stored as fractions of the frame;
+2. scale: the tiles on the table (the start tile, or any tiles) fix the top-down homography;
+3. camera (optional): intrinsics from ChArUco views;
+4. follower colours: one follower of each colour in play on the table (found, or tapped);
+5. tile appearance (optional): a folder of labelled scans, or a photo of tiles in rows in a given
+   order (:mod:`tiles`), made into the vision layer's appearance model;
+
+and :func:`check` compares a new view with a saved profile (``calibrate --check``).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import cv2
+import numpy as np
+
+from meeplecam.vision.profile import FrameInfo, Profile, Scale, TableOutline
+from meeplecam.vision.table import order_corners
+
+from . import colours as ccolours
+from . import lens
+from .config import settings
+from .scale import ScaleFit, fit_scale, fit_squares, fit_table_tiles
+from .surface import Surface, segment
+from .table import find_corner_markers, to_fractions
+
+
+@dataclass
+class Options:
+    corners: np.ndarray | None = None  # four clicked corners (pixels), else detected
+    markers: bool = False  # use the printed corner markers
+    colour_names: list[str] | None = None  # names of the followers, left to right
+    taps: list[tuple[float, float]] | None = None  # follower positions (pixels), else found
+    followers: bool = True
+    charuco_frames: list[np.ndarray] | None = None
+    scans: str | None = None  # folder of labelled tile scans (labels.csv)
+    tiles_photo: np.ndarray | None = None  # a photo of tiles laid in rows, north up
+    tiles_order: list[str] | None = None  # their letters in reading order
+    tileset: str = "winter"
+
+
+@dataclass
+class Result:
+    profile: Profile
+    lines: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    preview: np.ndarray | None = None
+    surface: Surface | None = None
+    followers_px: list[tuple[float, float, float]] = field(default_factory=list)
+    quads: list[np.ndarray] = field(default_factory=list)  # the tiles' refined corners (pixels)
+
+    @property
+    def ok(self) -> bool:
+        return not self.warnings
+
+
+def run(frame: np.ndarray, options: Options | None = None, say=print) -> Result:
+    """All steps on one frame; ``say`` receives each line as it is decided."""
+    options = options or Options()
+    h, w = frame.shape[:2]
+    result = Result(
+        Profile(FrameInfo(w, h), created=datetime.now(UTC).isoformat(timespec="seconds"))
+    )
+
+    def note(line: str) -> None:
+        result.lines.append(line)
+        say(line)
+
+    def warn(line: str) -> None:
+        result.warnings.append(line)
+        note(f"WARNING: {line}")
+
+    note(f"frame: {w}x{h}")
+    # 1. Table outline.
+    surface = segment(frame) if options.corners is None and not options.markers else None
+    if options.markers:
+        found = find_corner_markers(frame)
+        corners, source = found.corners, "markers"
+        note(f"step 1/5 table: the four corner markers {found.ids} were found")
+    elif options.corners is not None:
+        corners, source = np.asarray(options.corners, float), "clicks"
+        note("step 1/5 table: the four corners you gave")
+    else:
+        corners, source = surface.corners, "detected"
+        note(f"step 1/5 table: outline detected (fit {surface.score:.2f}); check it on the preview")
+        if surface.score < 0.95:
+            warn(
+                "the detected outline fits the table loosely: confirm it on the preview, or give "
+                "the corners (--corners / --click) or use the corner markers (--markers)"
+            )
+    if surface is None:
+        surface = _surface_for(frame, corners)
+    result.surface = surface
+    result.profile.table = TableOutline(to_fractions(corners, w, h), source)
+    note(
+        "  corners (fractions of the frame): "
+        + "  ".join(f"({u:.4f}, {v:.4f})" for u, v in result.profile.table.corners)
+    )
+    note(f"  lens: k = {surface.lens_k:+.4f} (division model, from the straight table edges)")
+    # 2. Scale.
+    if options.markers:
+        fit = _marker_scale(frame, found, surface.lens_k)
+    else:
+        fit = fit_scale(frame, surface)
+    result.quads = fit.quads
+    hom = fit.homography @ np.diag([w, h, 1.0])
+    result.profile.scale = Scale(
+        (hom / hom[2, 2]).tolist(),
+        float(settings("scale")["tile_mm"]),
+        fit.tile_px,
+        fit.tiles,
+        fit.lens_k,
+    )
+    table_mm = result.profile.scale.to_table_points(corners, w, h)
+    size_mm = (
+        np.linalg.norm(table_mm[1] - table_mm[0]) + np.linalg.norm(table_mm[2] - table_mm[3])
+    ) / 2
+    depth_mm = (
+        np.linalg.norm(table_mm[3] - table_mm[0]) + np.linalg.norm(table_mm[2] - table_mm[1])
+    ) / 2
+    what = "the four markers" if options.markers else f"{fit.tiles} tile(s)"
+    note(
+        f"step 2/5 scale: from {what}, a tile is {fit.tile_px:.1f} px "
+        f"({fit.tile_px / 45.0:.2f} px/mm); the table measures {size_mm:.0f} x {depth_mm:.0f} mm"
+    )
+    lo, hi = settings("scale")["table_mm"]
+    if not (lo <= min(size_mm, depth_mm) and max(size_mm, depth_mm) <= hi):
+        warn(
+            f"a {size_mm:.0f} x {depth_mm:.0f} mm table is implausible: the scale is wrong (was "
+            "something else taken for the start tile?); lay the start tile alone on the table"
+        )
+    if fit.tiles > 1 and fit.rms_mm > settings("scale")["max_misfit_mm"]:
+        warn(
+            f"the {fit.tiles} tiles are not 45 mm squares under one perspective (misfit "
+            f"{fit.rms_mm:.1f} mm): calibrate with the start tile alone on the table"
+        )
+    if fit.tile_px < 30 and not options.markers:
+        note(
+            f"  note: tiles are small in the picture ({fit.tile_px:.0f} px): the scale is only about "
+            f"{100 * 0.5 / fit.tile_px:.0f} % certain; a higher camera resolution, more tiles or "
+            "the corner markers make it better"
+        )
+    # 3. Camera.
+    if options.charuco_frames:
+        from .camera import calibrate
+
+        intr = calibrate(options.charuco_frames)
+        result.profile.camera = intr.to_profile()
+        note(f"step 3/5 {intr.summary()}")
+        if intr.rms_px > 1.0:
+            warn(
+                f"the ChArUco reprojection error is {intr.rms_px:.2f} px (above 1 px): "
+                "take sharper views with the board flat"
+            )
+    else:
+        note("step 3/5 camera: skipped (optional: --charuco FRAMES with views of the board)")
+    # 4. Follower colours.
+    if options.followers:
+        _followers(frame, surface, fit.tile_px, options, result, note, warn)
+    else:
+        note("step 4/5 followers: skipped")
+    # 5. Tile appearance.
+    if options.scans or options.tiles_photo is not None:
+        from meeplecam.engine import find_tileset
+
+        tileset = find_tileset(options.tileset)
+        if options.scans:
+            from meeplecam.vision.model import build_from_folder
+
+            model = build_from_folder(options.scans, tileset)
+            where = options.scans
+        else:
+            from .tiles import appearance_from_rows
+
+            model = appearance_from_rows(options.tiles_photo, options.tiles_order or [], tileset)
+            where = "the photo of tiles in rows"
+        result.profile.appearance = model.to_json()
+        note(f"step 5/5 tiles: appearance of {len(model.templates)} tile types from {where}")
+    else:
+        note(
+            "step 5/5 tiles: learned during play (optional: --scans FOLDER with labels.csv, or "
+            "--tiles-photo PHOTO --tiles-order LETTERS)"
+        )
+    result.profile.reference = reference(frame)
+    result.preview = preview(frame, result)
+    return result
+
+
+def _marker_scale(frame: np.ndarray, found, lens_k: float) -> ScaleFit:
+    """The homography from the four printed markers: squares of known size far apart fix both
+    the perspective and the scale (the first marker's corner is the origin)."""
+    size = (frame.shape[1], frame.shape[0])
+    squares = [lens.undistort(order_corners(q), lens_k, size) for q in found.squares]
+    table = lens.undistort(found.corners, lens_k, size)
+    init, _ = fit_table_tiles(table, squares, found.side_mm)
+    hom, rms = fit_squares(squares, found.side_mm, iterations=30, init=init)
+    side = float(
+        np.mean([np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).mean() for q in found.squares])
+    )
+    return ScaleFit(hom, lens_k, side * 45.0 / found.side_mm, 0, rms, list(found.squares))
+
+
+def _surface_for(frame: np.ndarray, corners: np.ndarray) -> Surface:
+    """A surface for given corners: the table colour from inside them, the objects unlike it."""
+    h, w = frame.shape[:2]
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(mask, [np.round(corners).astype(np.int32)], 1)
+    lab = cv2.cvtColor(cv2.GaussianBlur(frame, (5, 5), 0), cv2.COLOR_BGR2Lab).astype(np.float32)
+    colour = np.median(lab[mask > 0], axis=0)
+    dist = np.linalg.norm(lab - colour, axis=2)
+    tol = max(12.0, 2.5 * float(np.median(dist[mask > 0])))
+    objects = ((dist > tol) & (mask > 0)).astype(np.uint8)
+    inner = cv2.erode(mask, np.ones((9, 9), np.uint8))
+    objects = cv2.morphologyEx(objects & inner, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    return Surface(np.asarray(corners, float), mask, objects, colour, 1.0, 0.0)
+
+
+def _followers(frame, surface, tile_px, options, result, note, warn) -> None:
+    h, w = frame.shape[:2]
+    radius = max(2.0, 0.12 * tile_px)
+    if options.taps:
+        spots = [(x, y, radius) for x, y in options.taps]
+        how = "tapped"
+    else:
+        tiles = np.zeros((h, w), np.uint8)
+        for q in result.quads:
+            cv2.fillPoly(tiles, [np.round(q).astype(np.int32)], 1)
+        exclude = (1 - cv2.erode(surface.table_mask, np.ones((15, 15), np.uint8))) | tiles
+        area = tile_px**2
+        spots = ccolours.find_followers(frame, surface.colour_lab, 0.01 * area, 0.4 * area, exclude)
+        spots = [s for s in spots if not _on_big_object(surface, s, 0.6 * area)][:8]
+        how = "found"
+    if not spots:
+        warn(
+            "no followers found: lay one follower of each colour in play on the table, away from "
+            "the tiles, or give their positions with --followers 'x,y x,y ...'"
+        )
+        return
+    spots.sort(key=lambda s: s[0])  # left to right, so that names can be given in that order
+    samples = []
+    for x, y, r in spots:
+        samples.append(
+            ccolours.follower_pixels(frame, (x, y), max(2.0, 1.4 * r), surface.colour_lab)
+        )
+    model = ccolours.learn(samples)
+    if options.colour_names:
+        model = ccolours.rename(model, options.colour_names)
+    result.profile.followers = model
+    result.followers_px = spots
+    note(
+        f"step 4/5 followers: {len(spots)} {how}, left to right: {', '.join(model.names)}"
+        + ("" if options.colour_names else " (names guessed: set them with --colours)")
+    )
+    report = ccolours.separability(model)
+    for line in report.lines():
+        note(f"  {line}")
+    if not report.ok:
+        warn(
+            f"follower colours {report.worst.a} and {report.worst.b} are too similar under this "
+            "light to be told apart"
+        )
+
+
+def _on_big_object(surface: Surface, spot, max_area: float) -> bool:
+    """Whether a spot lies on a large thing (the score track, a box) rather than the table."""
+    x, y, _ = spot
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(surface.objects_mask)
+    yi, xi = round(y), round(x)
+    if not (0 <= yi < labels.shape[0] and 0 <= xi < labels.shape[1]):
+        return True
+    lab = labels[yi, xi]
+    return bool(lab and stats[lab, cv2.CC_STAT_AREA] > max_area)
+
+
+def reference(frame: np.ndarray) -> dict:
+    """A small grey thumbnail of the calibration view (PNG, base64) for ``--check``."""
+    tw = int(settings("check")["thumb_width"])
+    h, w = frame.shape[:2]
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    thumb = cv2.resize(grey, (tw, round(tw * h / w)), interpolation=cv2.INTER_AREA)
+    _, buf = cv2.imencode(".png", thumb)
+    return {
+        "png": base64.b64encode(buf.tobytes()).decode("ascii"),
+        "width": tw,
+        "height": thumb.shape[0],
+    }
+
+
+def preview(frame: np.ndarray, result: Result) -> np.ndarray:
+    """The frame with the outline, the tiles' squares and the followers drawn, for confirming."""
+    img = frame.copy()
+    h, w = frame.shape[:2]
+    p = result.profile
+    if p.table is not None:
+        pts = np.round(p.table.pixels(w, h)).astype(np.int32)
+        cv2.polylines(img, [pts], True, (0, 0, 255), 2, cv2.LINE_AA)
+        for i, (x, y) in enumerate(pts):
+            cv2.putText(
+                img,
+                str(i + 1),
+                (int(x) + 6, int(y) + 18),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.6,
+                (0, 0, 255),
+                2,
+                cv2.LINE_AA,
+            )
+    if p.scale is not None:
+        sc = p.scale
+        for gx in range(-3, 5):  # the grid of cells around the start tile
+            a = sc.to_image_points([[gx * 45.0, -3 * 45.0], [gx * 45.0, 4 * 45.0]], w, h)
+            b = sc.to_image_points([[-3 * 45.0, gx * 45.0], [4 * 45.0, gx * 45.0]], w, h)
+            for seg in (a, b):
+                cv2.line(
+                    img,
+                    tuple(np.round(seg[0]).astype(int)),
+                    tuple(np.round(seg[1]).astype(int)),
+                    (255, 255, 0),
+                    1,
+                    cv2.LINE_AA,
+                )
+    if p.followers is not None:
+        for (x, y, r), name in zip(result.followers_px, p.followers.names, strict=False):
+            cv2.circle(img, (round(x), round(y)), round(r) + 4, (255, 0, 255), 1, cv2.LINE_AA)
+            cv2.putText(
+                img,
+                name,
+                (round(x) - 10, round(y) - 10),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.45,
+                (255, 0, 255),
+                1,
+                cv2.LINE_AA,
+            )
+    return img
+
+
+@dataclass
+class CheckResult:
+    ok: bool
+    shift_fraction: float  # largest move of a table corner over the table diagonal
+    lines: list[str]
+
+
+def check(profile: Profile, frame: np.ndarray) -> CheckResult:
+    """Does this view still match the profile? The saved thumbnail is aligned with the new view
+    (ECC, a homography), the table corners are moved with it, and their largest move over the
+    table diagonal is compared with ``check.max_shift_fraction``."""
+    cfg = settings("check")
+    h, w = frame.shape[:2]
+    lines = []
+    if profile.table is None or profile.reference is None:
+        return CheckResult(
+            False,
+            1.0,
+            ["the profile has no table outline or reference view: run meeplecam calibrate again"],
+        )
+    if abs(w / h - profile.frame.aspect) > 0.01:
+        return CheckResult(
+            False,
+            1.0,
+            [
+                f"the camera now gives {w}x{h}, the profile was made at "
+                f"{profile.frame.width}x{profile.frame.height} (another "
+                "aspect ratio): run meeplecam calibrate again"
+            ],
+        )
+    ref = cv2.imdecode(
+        np.frombuffer(base64.b64decode(profile.reference["png"]), np.uint8), cv2.IMREAD_GRAYSCALE
+    )
+    if ref is None:
+        return CheckResult(False, 1.0, ["the profile's reference view cannot be read"])
+    rh, rw = ref.shape
+    cur = cv2.resize(
+        cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (rw, rh), interpolation=cv2.INTER_AREA
+    )
+    warp = np.eye(3, dtype=np.float32)
+    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 100, 1e-5)
+    try:
+        cc, warp = cv2.findTransformECC(
+            ref.astype(np.float32),
+            cur.astype(np.float32),
+            warp,
+            cv2.MOTION_HOMOGRAPHY,
+            crit,
+            None,
+            5,
+        )
+    except cv2.error:
+        return CheckResult(
+            False,
+            1.0,
+            [
+                "the view has changed too much to be compared with the "
+                "calibration: run meeplecam calibrate again"
+            ],
+        )
+    corners = np.asarray(profile.table.corners) * [rw, rh]
+    q = np.c_[corners, np.ones(4)] @ np.asarray(warp, float).T
+    moved = q[:, :2] / q[:, 2:3]
+    shift = np.linalg.norm(moved - corners, axis=1).max() / np.linalg.norm(corners[2] - corners[0])
+    ok = bool(shift <= cfg["max_shift_fraction"] and cc > cfg["min_correlation"])
+    lines.append(
+        f"view correlation {cc:.2f}; table corners moved by up to {100 * shift:.2f} % of "
+        f"the table diagonal (allowed {100 * cfg['max_shift_fraction']:.1f} %)"
+    )
+    lines.append(
+        "the camera view still matches the profile"
+        if ok
+        else "the camera or the table has moved: run meeplecam calibrate again"
+    )
+    return CheckResult(ok, float(shift), lines)

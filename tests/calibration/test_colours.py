@@ -1,0 +1,71 @@
+"""Follower colours learned under a random light classify synthetic patches; too-similar colours
+are reported as not separable."""
+
+import numpy as np
+import pytest
+
+from meeplecam.calibration import colours
+from meeplecam.calibration.errors import CalibrationError
+
+# Follower colours (BGR) like the renderer's: red, yellow, green, blue, black.
+TRUE = {
+    "red": (30, 32, 200),
+    "yellow": (26, 194, 242),
+    "green": (58, 139, 46),
+    "blue": (180, 79, 31),
+    "black": (32, 32, 32),
+}
+
+
+def _patch(rng, bgr, light, n=150):
+    """One follower's pixels under a light (per-channel gain), with shading, glare and noise."""
+    base = np.asarray(bgr, float) * light
+    shade = rng.uniform(0.75, 1.1, size=(n, 1))  # the follower's curved sides
+    px = base * shade + rng.normal(0, 4, size=(n, 3))
+    glare = rng.random(n) < 0.05
+    px[glare] = 245
+    return colours.to_lab(np.clip(px, 0, 255).astype(np.uint8))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_learned_colours_classify_patches_under_random_light(seed):
+    rng = np.random.default_rng(seed)
+    light = rng.uniform(0.65, 1.15) * (1 + rng.normal(0, 0.08, 3))  # brightness and colour cast
+    model = colours.learn({name: _patch(rng, bgr, light, 400) for name, bgr in TRUE.items()})
+    report = colours.separability(model)
+    assert report.ok, report.lines()
+    truth, patches = [], []
+    for name, bgr in TRUE.items():
+        for _ in range(200):
+            truth.append(name)
+            patches.append(_patch(rng, bgr, light * rng.uniform(0.9, 1.1)))
+    got = colours.classify_patches(model, patches)
+    accuracy = np.mean([g == t for g, t in zip(got, truth, strict=True)])
+    assert accuracy >= 0.995
+
+
+def test_names_are_guessed_from_the_usual_colours():
+    rng = np.random.default_rng(1)
+    model = colours.learn([_patch(rng, bgr, np.ones(3), 300) for bgr in TRUE.values()])
+    assert model.names == list(TRUE)
+    renamed = colours.rename(model, ["Ann", "Bo", "Cy", "Di", "Ed"])
+    assert renamed.names == ["Ann", "Bo", "Cy", "Di", "Ed"]
+    with pytest.raises(CalibrationError):
+        colours.rename(model, ["Ann", "Ann", "Cy", "Di", "Ed"])
+
+
+def test_too_similar_colours_are_not_separable():
+    rng = np.random.default_rng(2)
+    light = np.ones(3)
+    model = colours.learn(
+        {
+            "red": _patch(rng, (30, 32, 200), light, 400),
+            "crimson": _patch(rng, (36, 30, 192), light, 400),
+            "blue": _patch(rng, TRUE["blue"], light, 400),
+        }
+    )
+    report = colours.separability(model)
+    assert not report.ok
+    assert report.worst.a == "red" and report.worst.b == "crimson"
+    assert "TOO SIMILAR" in report.lines()[0]
+    assert report.to_json()["ok"] is False

@@ -1,0 +1,138 @@
+"""Corners as fractions, clicks, sub-pixel tile corners, the lens and the top-down homography."""
+
+import cv2
+import numpy as np
+import pytest
+
+from meeplecam.calibration import lens
+from meeplecam.calibration.errors import CalibrationError
+from meeplecam.calibration.scale import fit_squares, fit_table_tiles
+from meeplecam.calibration.table import apply, parse_points, refine_quad, to_fractions, to_pixels
+
+
+def test_parse_points_pixels_and_fractions():
+    pts = parse_points("1200,700 100,650 80,40 1180,60", 1280, 720)  # any order
+    assert pts.tolist() == [[80, 40], [1180, 60], [1200, 700], [100, 650]]
+    frac = parse_points("0.1,0.1; 0.9,0.1; 0.9,0.9; 0.1,0.9", 1000, 500)
+    assert frac[2].tolist() == [900, 450]
+    with pytest.raises(CalibrationError, match="four corners"):
+        parse_points("1,2 3,4", 100, 100)
+
+
+def test_fractions_survive_a_resolution_change():
+    px = np.array([[64.0, 36.0], [1216.0, 40.0], [1200.0, 700.0], [70.0, 690.0]])
+    frac = to_fractions(px, 1280, 720)
+    assert np.allclose(to_pixels(frac, 1920, 1080), px * 1.5)
+
+
+def _camera_homography():
+    """A tilted view of the table: table mm -> image pixels."""
+    src = np.float32([[0, 0], [1200, 0], [1200, 800], [0, 800]])
+    dst = np.float32([[250, 110], [1030, 130], [1190, 660], [90, 630]])
+    return cv2.getPerspectiveTransform(src, dst).astype(float)
+
+
+def _square_mm(x, y, angle_deg, side=45.0):
+    a = np.deg2rad(angle_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    model = np.array([[0, 0], [side, 0], [side, side], [0, side]]) - side / 2
+    return model @ rot.T + [x, y]
+
+
+def _errors_mm(hom_px_to_mm, hom_mm_to_px, points_mm):
+    """Distances between true table points and their calibrated positions after the best rigid
+    motion (calibration picks its own origin and axes)."""
+    est = apply(hom_px_to_mm, apply(hom_mm_to_px, points_mm))
+    ce, ct = est.mean(axis=0), points_mm.mean(axis=0)
+    u, _, vt = np.linalg.svd((est - ce).T @ (points_mm - ct))
+    aligned = (est - ce) @ (u @ vt) + ct
+    return np.linalg.norm(aligned - points_mm, axis=1)
+
+
+def test_squares_alone_give_the_homography():
+    cam = _camera_homography()
+    rng = np.random.default_rng(0)
+    squares = [
+        _square_mm(x, y, rng.normal(0, 1.5))
+        for x, y in [(150, 150), (1050, 150), (1050, 650), (150, 650), (600, 400), (400, 300)]
+    ]
+    hom, rms = fit_squares([apply(cam, s) for s in squares], 45.0)
+    assert rms < 0.01
+    probe = np.array([[0, 0], [1200, 0], [1200, 800], [0, 800], [600, 400]], float)
+    assert _errors_mm(hom, cam, probe).max() < 0.05
+
+
+def test_table_outline_and_one_tile_give_the_homography():
+    cam = _camera_homography()
+    table_px = apply(cam, np.array([[0, 0], [1200, 0], [1200, 800], [0, 800]], float))
+    tile = _square_mm(610, 380, 3.0)
+    hom, _ = fit_table_tiles(table_px, [apply(cam, tile)], 45.0)
+    assert np.allclose(apply(hom, apply(cam, tile))[0], [0, 0], atol=1e-3)  # origin: the tile
+    probe = np.array([[0, 0], [1200, 0], [1200, 800], [0, 800], [300, 500]], float)
+    assert _errors_mm(hom, cam, probe).max() < 0.05
+
+
+def test_refine_quad_finds_a_tile_to_a_fraction_of_a_pixel():
+    cam = _camera_homography()
+    tile = _square_mm(600, 400, 4.0)
+    scale = 16.0  # drawn top-down at 16 px/mm (pixel u's centre at (u + 0.5) / scale mm)
+    canvas = np.full((round(130 * scale), round(130 * scale), 3), (40, 90, 140), np.uint8)
+    origin = np.array([535.0, 335.0])
+    cv2.fillPoly(
+        canvas,
+        [np.round(((tile - origin) * scale - 0.5) * 16).astype(np.int32)],
+        (230, 235, 240),
+        cv2.LINE_8,
+        shift=4,
+    )  # (LINE_AA would fatten it by a pixel)
+    to_mm = np.array(
+        [
+            [1 / scale, 0, 0.5 / scale + origin[0]],
+            [0, 1 / scale, 0.5 / scale + origin[1]],
+            [0, 0, 1.0],
+        ]
+    )
+    view = cv2.warpPerspective(
+        cv2.GaussianBlur(canvas, (0, 0), 8), cam @ to_mm, (1280, 720), borderValue=(40, 90, 140)
+    )
+    truth = apply(cam, tile)
+    rough = truth + np.random.default_rng(1).normal(0, 1.0, truth.shape)
+    found = refine_quad(view, rough)
+    assert np.abs(found - truth).max() < 0.1
+
+
+def test_lens_round_trip_and_plumb_line():
+    size = (1280, 720)
+    pts = np.random.default_rng(2).uniform(0, 1, (40, 2)) * size
+    for k in (-0.15, 0.05):
+        assert np.allclose(lens.distort(lens.undistort(pts, k, size), k, size), pts, atol=1e-9)
+    # Straight table edges seen through a barrel lens bend; plumb_line finds the bend again.
+    t = np.linspace(0.05, 0.95, 60)[:, None]
+    edges = [
+        np.array([100, 80]) + t * [1080, 20],
+        np.array([1180, 100]) + t * [-40, 560],
+        np.array([1140, 660]) + t * [-1020, -10],
+        np.array([120, 650]) + t * [-20, -570],
+    ]
+    bent = [lens.distort(e, -0.08, size) for e in edges]
+    assert lens.straightness(bent, 0.0, size) > 1.0
+    assert abs(lens.plumb_line(bent, size) - (-0.08)) < 0.005
+
+
+def test_rectangle_aspect_from_a_perspective_view():
+    from meeplecam.calibration.scale import rectangle_aspect
+
+    k = np.array([[900.0, 0, 639.5], [0, 900.0, 359.5], [0, 0, 1]])
+    tilt = np.deg2rad(25)
+    r = np.array([[1, 0, 0], [0, np.cos(tilt), -np.sin(tilt)], [0, np.sin(tilt), np.cos(tilt)]])
+    yaw = np.deg2rad(
+        12
+    )  # (with no yaw one pair of edges stays parallel: no second vanishing point)
+    r = r @ np.array([[np.cos(yaw), -np.sin(yaw), 0], [np.sin(yaw), np.cos(yaw), 0], [0, 0, 1]])
+    t = np.array([-600.0, -300.0, 1500.0])
+    hom = k @ np.column_stack([r[:, 0], r[:, 1], t])
+    quad = apply(hom, np.array([[0, 0], [1200, 0], [1200, 800], [0, 800]], float))
+    assert rectangle_aspect(quad, (1280, 720)) == pytest.approx(1.5, rel=1e-3)
+    # Seen head-on, the proportions cannot be told from the outline alone.
+    flat = np.array([[100, 100], [1100, 100], [1100, 600], [100, 600]], float)
+    assert rectangle_aspect(flat, (1280, 720)) is None

@@ -1,0 +1,89 @@
+"""The guided calibration end to end on the synthetic table, the CLI, and ``--check``."""
+
+import json
+
+import numpy as np
+import pytest
+
+from meeplecam.cli import main
+
+synth = pytest.importorskip("meeplecam.vision.synth.render")
+
+
+@pytest.fixture(scope="module")
+def demo():
+    from meeplecam.calibration.demo import demo_view
+
+    return demo_view(5)
+
+
+def test_wizard_on_the_synthetic_table(demo):
+    from meeplecam.calibration import wizard
+
+    frame, truth = demo
+    h, w = frame.shape[:2]
+    result = wizard.run(frame, wizard.Options(), say=lambda line: None)
+    p = result.profile
+    # Outline: largest corner error under 1 % of the table diagonal.
+    true_table = np.asarray(truth["table"])
+    err = np.linalg.norm(p.table.pixels(w, h) - true_table, axis=1).max()
+    assert err / np.linalg.norm(true_table[2] - true_table[0]) < 0.01
+    # Scale: the table's true corners, mapped to mm, lie at the true table size (within 3 %;
+    # one 30-pixel start tile is all the scale there is).
+    mm = p.scale.to_table_points(true_table, w, h)
+    width = np.linalg.norm(mm[1] - mm[0])
+    assert abs(width / truth["table_mm"][0] - 1) < 0.03
+    # Followers: one per colour, named and separable.
+    assert p.followers is not None and len(p.followers.names) == 5
+    assert set(p.followers.names) == {"red", "yellow", "green", "blue", "black"}
+    assert result.preview.shape == frame.shape
+
+
+def test_calibrate_command_writes_a_profile_and_check_passes(tmp_path, capsys):
+    out = tmp_path / "table.json"
+    assert main(["calibrate", "--demo", "--seed", "5", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "step 1/5 table" in text and "profile saved" in text
+    data = json.loads(out.read_text())
+    assert data["format"] == "meeplecam-profile/1"
+    assert (tmp_path / "table.preview.png").exists()
+    assert main(["calibrate", "--demo", "--seed", "5", "--check", "-o", str(out)]) == 0
+    assert "still matches" in capsys.readouterr().out
+    # Another table (another camera pose) does not match.
+    assert main(["calibrate", "--demo", "--seed", "6", "--check", "-o", str(out)]) == 1
+    assert "run meeplecam calibrate again" in capsys.readouterr().out
+
+
+def test_check_with_a_corrupt_profile_is_a_clear_error(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ not json")
+    assert main(["calibrate", "--demo", "--check", "-o", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "bad.json" in err and "not valid JSON" in err
+
+
+def test_given_corners_and_names(tmp_path, capsys, demo):
+    import cv2
+
+    frame, truth = demo
+    image = tmp_path / "view.png"
+    cv2.imwrite(str(image), frame)
+    corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in truth["table"])
+    out = tmp_path / "p.json"
+    code = main(
+        [
+            "calibrate",
+            "--image",
+            str(image),
+            "--corners",
+            corners,
+            "--colours",
+            "Ann,Bo,Cy,Di,Ed",
+            "-o",
+            str(out),
+        ]
+    )
+    assert code == 0, capsys.readouterr()
+    data = json.loads(out.read_text())
+    assert data["table"]["source"] == "clicks"
+    assert [c["name"] for c in data["followers"]["colours"]] == ["Ann", "Bo", "Cy", "Di", "Ed"]
