@@ -31,7 +31,13 @@ def _parser(p: argparse.ArgumentParser) -> None:
         "--frames", metavar="DIR", help="read a folder of frames (natural name order)"
     )
     source.add_argument(
-        "--demo", action="store_true", help="play a generated demo game (no camera)"
+        "--demo",
+        nargs="?",
+        const="table",
+        choices=("table", "scripted"),
+        help="no camera: 'table' (the default) films a game on the synthetic table and the "
+        "vision pipeline reads it; 'scripted' plays turns straight into the game, asking "
+        "now and then (--demo-interval, --demo-questions)",
     )
     p.add_argument("--profile", metavar="P", help="calibration profile of this table")
     p.add_argument(
@@ -50,9 +56,9 @@ def _parser(p: argparse.ArgumentParser) -> None:
                    help="players of a new game, in turn order")  # fmt: skip
     p.add_argument("--tileset", default="winter", help="tile set of a new game (default winter)")
     p.add_argument("--demo-interval", type=float, default=3.0, metavar="S",
-                   help="seconds between demo steps (default 3)")  # fmt: skip
+                   help="scripted demo: seconds between steps (default 3)")  # fmt: skip
     p.add_argument("--demo-questions", type=float, default=0.15, metavar="P",
-                   help="chance that the demo asks instead of committing a turn (default 0.15)")  # fmt: skip
+                   help="scripted demo: chance that it asks instead of committing (default 0.15)")  # fmt: skip
     p.add_argument("--demo-seed", type=int, default=1, metavar="N", help="seed of the demo game")
     p.add_argument("--token", help="host token (default: kept next to the record, else random)")
     p.set_defaults(handler=run)
@@ -80,6 +86,12 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     if args.profile and not Path(args.profile).exists():
         return fail(f"no profile file {args.profile}")
+
+    if args.demo == "table" and args.record and Path(args.record).exists():
+        return fail(
+            f"{args.record} holds a game, and the demo table plays its own: resume it with "
+            "--demo scripted, or give --record a new file"
+        )
 
     where = None  # (kind, target) of the camera, video or frames
     if not args.demo:
@@ -112,7 +124,11 @@ def run(args: argparse.Namespace) -> int:
     except (RecordError, TileSetError, IllegalStart) as exc:
         return fail(str(exc))
 
-    if args.demo:
+    if args.demo == "table":
+        from .tracking import DemoTableFeed
+
+        source = DemoTableFeed(session, seed=args.demo_seed)
+    elif args.demo == "scripted":
         from .feed import DemoFeed
 
         source = DemoFeed(
@@ -251,5 +267,6 @@ def print_links(base: str, token: str, session) -> None:
     )
     with contextlib.suppress(UnicodeEncodeError, OSError):
         segno.make(host_link, error="l").terminal(compact=True)
-    print("Stop with Ctrl-C; the game is saved after every change.")
+    saved = "; the game is saved after every change" if session.record_path else ""
+    print(f"Stop with Ctrl-C{saved}.")
     sys.stdout.flush()

@@ -46,7 +46,7 @@ def _free_port() -> int:
 
 def _start(record: Path, port: int) -> subprocess.Popen:
     # not ``-m meeplecam.cli``: run that way, the layers register with another copy of the module
-    command = [sys.executable, "-c", "import sys; from meeplecam.cli import main; sys.exit(main())", "serve", "--demo", "--record", str(record),
+    command = [sys.executable, "-c", "import sys; from meeplecam.cli import main; sys.exit(main())", "serve", "--demo", "scripted", "--record", str(record),
                "--host", "127.0.0.1", "--port", str(port), "--demo-interval", "0.05", "--demo-questions", "0"]  # fmt: skip
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen(

@@ -1,5 +1,5 @@
-"""The vision tracker as the session's turn source (skipped while meeplecam.vision.live is absent):
-frames of a small drawn game become commits and questions in the live session."""
+"""The vision layer as the session's turn source: frames of a table become commits and
+questions in the live session, and ``serve --demo`` plays a game on the synthetic table."""
 
 from __future__ import annotations
 
@@ -11,23 +11,73 @@ from meeplecam.webui.session import GameSession
 live = pytest.importorskip("meeplecam.vision.live.drawn")
 
 
-def test_tracker_feed_turns_frames_into_the_live_game(tmp_path):
+def _answer_all(session: GameSession) -> None:
+    for question in list(session.questions.values()):
+        session.answer(question.id, 0)  # the host taps the best option
+
+
+def test_frames_of_a_game_become_the_live_game(tmp_path):
+    from meeplecam.vision.live.feed import LiveFeed
     from meeplecam.vision.live.rectify import Rectifier
-    from meeplecam.vision.live.sources import ListSource
-    from meeplecam.webui.tracking import TrackerFeed
 
     drawn = live.DrawnGame(seed=5, max_turns=6, config=live.DrawnConfig(frame_size=(960, 540)))
     truth = drawn.game
     session = GameSession(
         Game.start(truth.tileset, truth.players, truth.options), tmp_path / "tracked.json"
     )
-    frames = ListSource([frame for frame, _ in drawn.frames()])
-    feed = TrackerFeed(session, frames, Rectifier(drawn.grid_to_image))
-    while feed.step():
-        for question in list(session.questions.values()):
-            session.answer(question.id, 0)  # the host taps the best option
+    feed = LiveFeed(session, None, Rectifier(drawn.grid_to_image), settle_s=None)
+    for frame, _ in drawn.frames():
+        feed.step(frame)
+        _answer_all(session)
     laid = [e for e in truth.log if isinstance(e, Turn)]
     assert len(session.game.log) >= len(laid) - 1
     assert [t.cell for t in session.game.log[:2]] == [t.cell for t in laid[:2]]
-    assert feed.frame() is not None
     assert session.record_path.exists()
+
+
+def test_serve_reads_a_folder_of_frames_with_table_detection(tmp_path):
+    from meeplecam.vision.live.rectify import from_detection
+    from meeplecam.webui.tracking import open_tracker_feed
+
+    session = GameSession.open(None)
+    import cv2
+    import numpy as np
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "f1.png"), np.zeros((48, 64, 3), np.uint8))
+    feed = open_tracker_feed(session, "frames", frames)
+    # no profile: the table and grid are found on the first settled frame
+    assert feed.rectifier is None and feed.locate is from_detection
+
+
+def test_the_demo_table_plays_its_game_into_the_session():
+    from meeplecam.webui.tracking import DemoTableFeed
+
+    session = GameSession.open(None)
+    feed = DemoTableFeed(session, seed=3, size=(960, 540), realtime=False)
+    table = feed.source.inner
+    assert [p.colour for p in session.game.players] == [p.colour for p in table.game.players]
+    for _ in range(420):
+        feed.step(feed.source.read())
+        _answer_all(session)
+    on_table = [t for t in table.events if "discard" not in t]
+    assert len(on_table) >= 4
+    read = [t.cell for t in session.game.log if isinstance(t, Turn)]
+    assert len(read) >= len(on_table) - 1  # the last turn may still be settling
+    assert read == [(t["x"], t["y"]) for t in on_table][: len(read)]
+    assert [n.text for n in session.notices if n.kind == "warning"] == []
+
+
+def test_the_demo_table_waits_while_a_question_is_open():
+    from meeplecam.webui.tracking import DemoTableFeed
+
+    session = GameSession.open(None)
+    feed = DemoTableFeed(session, seed=3, size=(960, 540), realtime=False)
+    table = feed.source.inner
+    session.ask([Turn("A", 5, 5, rotation=0)], None, "which tile?")  # any open question
+    feed.step(feed.source.read())
+    shown = table.turn
+    for _ in range(120):
+        feed.step(feed.source.read())
+    assert table.turn == shown

@@ -154,6 +154,19 @@ def _handle(obs, game: Game, result: ReplayResult) -> None:
             result.warnings.append(f"the engine refused {turn.describe()}: {exc}")
 
 
+def load_geometry(profile: str | None, cell_px: int = 48):
+    """(rectifier, locate, colours) for the tracker from ``--profile``: a calibration profile
+    (``meeplecam-profile/N``: the geometry is fitted to each source's frame size, and its follower
+    colours are used), or a ground-truth JSON of the table geometry; all None without one."""
+    if not profile:
+        return None, None, None
+    data = json.loads(Path(profile).read_text("utf-8"))
+    if str(data.get("format", "")).startswith("meeplecam-profile/"):
+        locate, colours = profile_locator(profile, cell_px)
+        return None, locate, colours
+    return from_truth(data.get("live", data), cell_px), None, None
+
+
 def run_replay(
     source: str,
     players: list[str],
@@ -168,15 +181,7 @@ def run_replay(
     if path.is_dir():
         path = frames_folder(path)
         source = str(path)
-    rectifier = None
-    locate = None
-    colours = None
-    if profile:
-        data = json.loads(Path(profile).read_text("utf-8"))
-        if str(data.get("format", "")).startswith("meeplecam-profile/"):
-            locate, colours = profile_locator(profile, config.cell_px)
-        else:
-            rectifier = from_truth(data.get("live", data), config.cell_px)
+    rectifier, locate, colours = load_geometry(profile, config.cell_px)
     frames = open_source(source)
     stills = False
     if path.is_dir() and locate is None:

@@ -43,6 +43,7 @@ class SyntheticTable:
         self.palette, self.size, self.players, self.tileset = palette, size, players, tileset
         self.realtime = realtime
         self.seed = seed
+        self.paused = False  # players waiting (e.g. for an answer on the page): the view holds
         self._frame: np.ndarray | None = None
         self._next_time = 0.0
         self._start_game(seed)
@@ -76,7 +77,7 @@ class SyntheticTable:
             if self._next_time > now:
                 time.sleep(self._next_time - now)
             self._next_time = max(now, self._next_time) + 1.0 / self.fps
-        if self._repeat <= 0 or self._frame is None:
+        if self._frame is None or (self._repeat <= 0 and not self.paused):
             self._advance()
         self._repeat -= 1
         self.frames += 1
