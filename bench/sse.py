@@ -1,4 +1,4 @@
-"""SSE benchmark: N clients on loopback follow a demo game served by ``meeplecam serve --demo``.
+"""SSE benchmark: N clients on loopback follow the scripted demo game of ``meeplecam serve --demo scripted`` (SSE fan-out, not vision).
 
 Every ``state`` event carries the server's commit time (``committed``, Unix seconds); each client
 records receipt time minus commit time. The server's RSS is sampled from /proc while it runs.
@@ -99,7 +99,7 @@ def main(argv=None) -> int:
     record = Path(workdir) / "bench.json"
     command = [
         sys.executable, "-c", "import sys; from meeplecam.cli import main; sys.exit(main())",
-        "serve", "--demo", "--host", "127.0.0.1", "--port", str(port), "--record", str(record),
+        "serve", "--demo", "scripted", "--host", "127.0.0.1", "--port", str(port), "--record", str(record),
         "--demo-interval", str(args.interval), "--demo-questions", str(args.questions),
     ]  # fmt: skip
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -30,6 +30,29 @@ def test_serve_without_camera_says_what_it_tried_and_offers_the_demo(monkeypatch
     assert "no camera found" in err and "/dev/video0" in err and "meeplecam serve --demo" in err
 
 
+@pytest.mark.parametrize("text", ['{"format": "meeplecam-profile/1", "frame":', "[1, 2]"])
+def test_a_corrupt_profile_is_named_and_nothing_starts(tmp_path, capsys, text):
+    import cv2
+    import numpy as np
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "f1.png"), np.zeros((48, 64, 3), np.uint8))
+    profile = tmp_path / "table.json"
+    profile.write_text(text)
+    assert main(["serve", "--frames", str(frames), "--profile", str(profile)]) == 1
+    err = capsys.readouterr().err
+    assert "table.json" in err and "profile" in err and "Traceback" not in err
+
+
+def test_the_demo_table_will_not_overwrite_a_saved_game(tmp_path, capsys):
+    record = tmp_path / "game.json"
+    record.write_text("{}")
+    assert main(["serve", "--demo", "--record", str(record)]) == 1
+    assert "--demo scripted" in capsys.readouterr().err
+    assert record.read_text() == "{}"
+
+
 def test_serve_is_registered_with_its_options(capsys):
     with pytest.raises(SystemExit):
         main(["serve", "--help"])

@@ -160,7 +160,14 @@ def load_geometry(profile: str | None, cell_px: int = 48):
     colours are used), or a ground-truth JSON of the table geometry; all None without one."""
     if not profile:
         return None, None, None
-    data = json.loads(Path(profile).read_text("utf-8"))
+    from meeplecam.vision.profile import ProfileError
+
+    try:
+        data = json.loads(Path(profile).read_text("utf-8"))
+    except ValueError as exc:
+        raise ProfileError(f"{profile}: not a readable profile (JSON: {exc})") from None
+    if not isinstance(data, dict):
+        raise ProfileError(f"{profile}: a profile is a JSON object")
     if str(data.get("format", "")).startswith("meeplecam-profile/"):
         locate, colours = profile_locator(profile, cell_px)
         return None, locate, colours
