@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, permutations
 
 import cv2
 import numpy as np
@@ -100,14 +100,57 @@ def reference_name(lab: np.ndarray, taken: Sequence[str] = ()) -> str:
     return (free or [f"colour{len(taken) + 1}"])[0]
 
 
+def _name_costs(labs: np.ndarray, names: Sequence[str], refs: np.ndarray) -> np.ndarray:
+    """The cost of naming each Lab colour (rows) after each reference (columns): hue distance
+    for coloured ones, lightness for black, grey, white. A small follower is blended with the
+    table and shaded, so its chroma is low: how sure it is coloured grows with its chroma rather
+    than switching at one threshold. Names outside the usual set (the base game's colours)
+    cost a little more, so an orange-ish yellow stays yellow when yellow is free."""
+    cfg = settings("colours")
+    o = np.asarray(labs, float).reshape(-1, 3)
+    o_chroma = np.hypot(o[:, 1] - 128, o[:, 2] - 128)
+    r_chroma = np.hypot(refs[:, 1] - 128, refs[:, 2] - 128)
+    o_hue = np.arctan2(o[:, 2] - 128, o[:, 1] - 128)
+    r_hue = np.arctan2(refs[:, 2] - 128, refs[:, 1] - 128)
+    d_hue = np.abs((r_hue[None] - o_hue[:, None] + np.pi) % (2 * np.pi) - np.pi)
+    d_light = np.abs(refs[None, :, 0] - o[:, None, 0])
+    sure = np.clip(o_chroma / (2 * cfg["min_chroma"]), 0, 1)[:, None]
+    coloured = r_chroma[None] >= cfg["min_chroma"]
+    cost = np.where(coloured, 100 * d_hue + 0.1 * d_light + 150 * (1 - sure), d_light + 150 * sure)
+    usual = set(cfg["default_names"])
+    return cost + np.array([0.0 if n in usual else cfg["unusual_name_cost"] for n in names])
+
+
+def guess_names(labs: Sequence[np.ndarray]) -> list[str]:
+    """Names for the colours of the followers laid out together (one Lab colour each), chosen
+    jointly: each name once, the least total cost (:func:`_name_costs`). Naming one follower at
+    a time went wrong under a coloured light: the first took the name that the next one fitted
+    far better (a yellow gone greenish took "green" from the green one)."""
+    cfg = settings("colours")
+    names = list(cfg["reference_bgr"])
+    refs = np.array([to_lab(np.array(cfg["reference_bgr"][n], np.uint8))[0] for n in names])
+    cost = _name_costs(np.asarray(labs, float), names, refs)
+    n = len(cost)
+    if n > len(names):  # more colours than names: the rest get numbers
+        return guess_names(labs[: len(names)]) + [f"colour{i + 1}" for i in range(len(names), n)]
+    if n <= 6:  # every assignment (10P6 = 151200 at most)
+        perms = np.array(list(permutations(range(len(names)), n)))
+        best = perms[np.argmin(cost[np.arange(n)[None], perms].sum(axis=1))]
+        return [names[j] for j in best]
+    out: list[str | None] = [None] * n  # many colours: the cheapest pairs first
+    for flat in np.argsort(cost, axis=None):
+        i, j = divmod(int(flat), len(names))
+        if out[i] is None and names[j] not in out:
+            out[i] = names[j]
+    return [str(v) for v in out]
+
+
 def learn(samples: Mapping[str, np.ndarray] | Sequence[np.ndarray]) -> FollowerColours:
     """Learn colours from Lab samples (N x 3 each): a mapping name -> samples, or a list whose
-    names are guessed with :func:`reference_name`."""
+    names are guessed with :func:`guess_names`."""
     if not isinstance(samples, Mapping):
-        named: dict[str, np.ndarray] = {}
-        for s in samples:
-            named[reference_name(np.median(np.asarray(s).reshape(-1, 3), axis=0), list(named))] = s
-        samples = named
+        meds = [np.median(np.asarray(s).reshape(-1, 3), axis=0) for s in samples]
+        samples = dict(zip(guess_names(meds), samples, strict=True))
     if not samples:
         raise CalibrationError("no follower colours to learn: lay one follower of each colour")
     colours = []
@@ -206,25 +249,83 @@ def find_followers(
     max_area: float,
     exclude: np.ndarray | None = None,
     threshold: float | None = None,
+    background: int | None = None,
 ):
-    """Blobs that differ from the table surface colour and have a follower's area (pixels):
-    a list of (centre x, centre y, radius) in image pixels, largest first. ``exclude`` is a mask
-    (uint8, image size) of places that are not followers (the tiles, outside the table)."""
-    lab = cv2.cvtColor(cv2.GaussianBlur(image, (5, 5), 0), cv2.COLOR_BGR2Lab).astype(np.float32)
-    diff = np.linalg.norm(lab - np.asarray(surface_lab, np.float32), axis=2)
-    if threshold is None:  # well above the table's own variation (wood grain, uneven light)
-        spread = diff[exclude == 0] if exclude is not None else diff
-        threshold = max(12.0, 3.0 * float(np.quantile(spread, 0.75)))
-    mask = (diff > threshold).astype(np.uint8)
-    if exclude is not None:
-        mask &= (exclude == 0).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, _, stats, cents = cv2.connectedComponentsWithStats(mask)
+    """Blobs that differ from the table and have a follower's area (pixels): a list of (centre x,
+    centre y, radius) in image pixels, most salient first (see :func:`find_follower_blobs`)."""
+    blobs = find_follower_blobs(
+        image, surface_lab, min_area, max_area, exclude, threshold, background
+    )
+    return [b[:3] for b in blobs]
+
+
+def local_background(image: np.ndarray, size: float) -> np.ndarray:
+    """The table around each pixel (BGR, image size): a median over about ``size`` pixels, which
+    ignores a follower (a small part of the window). At half resolution: four times cheaper, and
+    the table's shading is smooth anyway."""
+    k = 2 * max(3, int(size) // 4) + 1
+    half = cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    return cv2.resize(
+        cv2.medianBlur(half, k), (image.shape[1], image.shape[0]), interpolation=cv2.INTER_LINEAR
+    )
+
+
+def find_follower_blobs(
+    image: np.ndarray,
+    surface_lab: np.ndarray,
+    min_area: float,
+    max_area: float,
+    exclude: np.ndarray | None = None,
+    threshold: float | None = None,
+    background: float | None = None,
+):
+    """Followers lying on the table: a list of (centre x, centre y, radius, Lab pixels N x 3),
+    most salient first. ``exclude`` is a mask (uint8, image size) of places that are not
+    followers (the tiles, outside the table); areas are in pixels.
+
+    With ``background`` (a window of about two tiles, pixels) each pixel is compared with the
+    table *around it* (:func:`local_background`) rather than with one table colour
+    (``surface_lab``): light falling off across the table or a glare spot would otherwise lift
+    the threshold above a dark follower in dim light, or a yellow one on wood. The threshold is
+    set from the table's own noise (median absolute deviation), and a blob is grown from its
+    strong pixels down to 70 % of it (hysteresis: a thin standing figure keeps its silhouette,
+    and neighbours do not merge through wood grain). The pixels returned for learning the colour
+    are the blob's half least like the table (its rim is blended with the table)."""
+    blur = cv2.GaussianBlur(image, (3, 3), 0)
+    lab = cv2.cvtColor(blur, cv2.COLOR_BGR2Lab).astype(np.float32)
+    if background:
+        ref = cv2.cvtColor(local_background(blur, background), cv2.COLOR_BGR2Lab).astype(np.float32)
+    else:
+        ref = np.asarray(surface_lab, np.float32)
+    diff = np.linalg.norm(lab - ref, axis=2)
+    free = np.ones(diff.shape, bool) if exclude is None else exclude == 0
+    if threshold is None:  # well above the table's own variation (grain, noise, uneven light)
+        d = diff[free]
+        med = float(np.median(d))
+        sigma = 1.4826 * float(np.median(np.abs(d - med)))
+        threshold = max(8.0, med + 6.0 * sigma)
+    strong = (diff > threshold) & free
+    weak = ((diff > 0.7 * threshold) & free).astype(np.uint8)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(weak)
+    # A blob counts when it holds a clump of strong pixels (noise rarely makes one).
+    hits = np.bincount(labels[strong], minlength=n)
     found = []
     for i in range(1, n):
         area = stats[i, cv2.CC_STAT_AREA]
         w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        if min_area <= area <= max_area and max(w, h) <= 3 * min(w, h):
-            found.append((float(cents[i][0]), float(cents[i][1]), 0.35 * min(w, h), area))
-    found.sort(key=lambda f: -f[3])
-    return [f[:3] for f in found]
+        if not (min_area <= area <= max_area and hits[i] >= max(4, 0.3 * area)):
+            continue
+        if max(w, h) > 4 * min(w, h):
+            continue  # a line (a table edge, a crack), not a figure
+        ys, xs = np.nonzero(
+            labels[stats[i, 1] : stats[i, 1] + h, stats[i, 0] : stats[i, 0] + w] == i
+        )
+        ys, xs = ys + stats[i, 1], xs + stats[i, 0]
+        d = diff[ys, xs]
+        core = d >= np.quantile(d, 0.6)
+        r = 0.35 * (min(w, h) + np.sqrt(area)) / 2
+        found.append(
+            (float(cents[i][0]), float(cents[i][1]), float(r), lab[ys[core], xs[core]], d.sum())
+        )
+    found.sort(key=lambda f: -f[4])
+    return [f[:4] for f in found]

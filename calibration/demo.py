@@ -29,9 +29,11 @@ def demo_view(seed: int = 1, size=(1280, 720), colours=DEMO_COLOURS, palette: st
     centre = np.asarray(scene.poses[start.cell].centre)
     followers = []
     side = 1.0 if centre[1] + 120 < scene.table_d else -1.0  # the row stays on the table
-    for i, name in enumerate(colours):
-        base = centre + np.array([(i - (len(colours) - 1) / 2) * 40.0, side * 90.0])
-        base[0] = np.clip(base[0], 40.0, scene.table_w - 40.0)
+    xs = centre[0] + (np.arange(len(colours)) - (len(colours) - 1) / 2) * 40.0
+    # The whole row moves to stay on the table (clipping each follower piled two in one place).
+    xs += max(0.0, 40.0 - xs.min()) - max(0.0, xs.max() - (scene.table_w - 40.0))
+    for x, name in zip(xs, colours, strict=True):
+        base = np.array([x, centre[1] + side * 90.0])
         colour = bgr(cfg["colours"].get(name, "#808080"))
         figures.standing_figure(
             frame, scene.camera, base, colour, cfg["height_mm"], scene.optics.light_dir

@@ -53,7 +53,7 @@ def find_tiles(frame: np.ndarray, surface: Surface) -> list[np.ndarray]:
             singles.append(order_corners(cv2.boxPoints(cv2.minAreaRect(cnt))))
         elif side > hi * diag:
             groups.append(cnt)
-    quads = singles
+    quads = _tile_sized(singles, surface.corners)
     if not quads and groups:
         quads = _grid_cells(frame, surface, max(groups, key=cv2.contourArea))
     if not quads:
@@ -64,6 +64,20 @@ def find_tiles(frame: np.ndarray, surface: Surface) -> list[np.ndarray]:
     centre = surface.corners.mean(axis=0)
     quads.sort(key=lambda q: np.linalg.norm(q.mean(axis=0) - centre))
     return quads
+
+
+def _tile_sized(quads: list[np.ndarray], table_px: np.ndarray) -> list[np.ndarray]:
+    """The quads of a tile's size: a standing follower is square-ish in the picture too, but its
+    footprint is a fraction of a tile's. Sizes are compared with the table outline's perspective
+    undone (all tiles have the same area on the table, whether near or far from the camera), so
+    only the largest kind of square thing is kept."""
+    if len(quads) < 2:
+        return quads
+    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    to_unit = cv2.getPerspectiveTransform(np.float32(table_px), unit).astype(np.float64)
+    areas = np.array([cv2.contourArea(np.float32(apply(to_unit, q))) for q in quads])
+    keep = areas >= settings("scale")["min_tile_area_ratio"] * areas.max()
+    return [q for q, k in zip(quads, keep, strict=True) if k]
 
 
 def _grid_cells(frame: np.ndarray, surface: Surface, cnt: np.ndarray) -> list[np.ndarray]:

@@ -230,15 +230,31 @@ def _followers(frame, surface, tile_px, options, result, note, warn) -> None:
     radius = max(2.0, 0.12 * tile_px)
     if options.taps:
         spots = [(x, y, radius) for x, y in options.taps]
+        samples = [
+            ccolours.follower_pixels(frame, (x, y), max(2.0, 1.4 * r), surface.colour_lab)
+            for x, y, r in spots
+        ]
         how = "tapped"
     else:
         tiles = np.zeros((h, w), np.uint8)
         for q in result.quads:
             cv2.fillPoly(tiles, [np.round(q).astype(np.int32)], 1)
+        # A tile's shadow and its anti-aliased rim lie just outside its corners.
+        grow = 2 * max(2, round(0.08 * tile_px)) + 1
+        tiles = cv2.dilate(tiles, np.ones((grow, grow), np.uint8))
         exclude = (1 - cv2.erode(surface.table_mask, np.ones((15, 15), np.uint8))) | tiles
+        # A table's rounded corners leave floor inside the outline's sharp corners.
+        for x, y in surface.corners:
+            cv2.circle(exclude, (round(x), round(y)), round(1.5 * tile_px), 1, -1)
         area = tile_px**2
-        spots = ccolours.find_followers(frame, surface.colour_lab, 0.01 * area, 0.4 * area, exclude)
-        spots = [s for s in spots if not _on_big_object(surface, s, 0.6 * area)][:8]
+        # A standing follower covers about a tenth of a tile's area in the picture.
+        blobs = ccolours.find_follower_blobs(
+            frame, surface.colour_lab, 0.03 * area, 0.4 * area, exclude, background=2 * tile_px
+        )
+        blobs = [b for b in blobs if not _on_big_object(surface, b, 0.6 * area)][:8]
+        blobs.sort(key=lambda b: b[0])  # left to right, so that names can be given in that order
+        spots = [b[:3] for b in blobs]
+        samples = [b[3] for b in blobs]
         how = "found"
     if not spots:
         warn(
@@ -246,12 +262,6 @@ def _followers(frame, surface, tile_px, options, result, note, warn) -> None:
             "the tiles, or give their positions with --followers 'x,y x,y ...'"
         )
         return
-    spots.sort(key=lambda s: s[0])  # left to right, so that names can be given in that order
-    samples = []
-    for x, y, r in spots:
-        samples.append(
-            ccolours.follower_pixels(frame, (x, y), max(2.0, 1.4 * r), surface.colour_lab)
-        )
     model = ccolours.learn(samples)
     if options.colour_names:
         model = ccolours.rename(model, options.colour_names)
@@ -273,7 +283,7 @@ def _followers(frame, surface, tile_px, options, result, note, warn) -> None:
 
 def _on_big_object(surface: Surface, spot, max_area: float) -> bool:
     """Whether a spot lies on a large thing (the score track, a box) rather than the table."""
-    x, y, _ = spot
+    x, y = spot[:2]
     _, labels, stats, _ = cv2.connectedComponentsWithStats(surface.objects_mask)
     yi, xi = round(y), round(x)
     if not (0 <= yi < labels.shape[0] and 0 <= xi < labels.shape[1]):
