@@ -92,6 +92,9 @@ class ScorerConfig:
     follower_min_area: float = 0.015  # of the crop
     pennant_prior: float = 60.0  # pseudo-samples of the pennant colours before any pennant
     blur: int = 3  # Gaussian blur of the crop before reading colours
+    kind_strength: float = 100.0  # samples at which a kind weighs as much as the broad model
+    pennant_city: float = 0.5  # share of the city's colours in a pennant's region
+    outlier: float = 0.1  # share of the broad model in every kind (bounds one pixel's evidence)
 
 
 def lab_bins(crop: np.ndarray) -> np.ndarray:
@@ -165,19 +168,31 @@ class TerrainScorer:
         return np.log(cube / cube.sum()).reshape(-1)
 
     def kind_log(self) -> np.ndarray:
-        """log p(colour bin | kind). A kind with too few samples yet (a cloister before the
-        first cloister tile) gets a could-be-anything model: mostly the mixture of the learned
-        kinds, partly uniform, so it neither wins nor loses much."""
+        """log p(colour bin | kind). Each kind is shrunk towards a could-be-anything model (mostly
+        the mixture of the learned kinds, partly uniform) by how few samples it has: a kind not
+        seen yet (a cloister before the first cloister tile, a pennant known only from its prior
+        colours) neither wins nor loses much, and a well-seen kind keeps its own colours. Every
+        kind also keeps a share of that broad model as an outlier process: a tree, a house, an
+        animal or a shadow in the art is evidence of nothing, so no single pixel can outvote a
+        region (without it, a dark tree in a snowy field is "road" by a wide margin)."""
         if self._log is None:
-            learned = [k for k in range(N_KINDS) if self.counts[k].sum() >= MIN_SAMPLES]
-            logs = np.stack([self._smoothed_log(c) for c in self.counts])
-            if learned:
-                mix = np.exp(logs[learned]).mean(axis=0)
-                unknown = np.log(0.7 * mix + 0.3 / N_BINS)
-                for k in range(N_KINDS):
-                    if k not in learned:
-                        logs[k] = unknown
-            self._log = logs
+            cfg = self.config
+            n = self.counts.sum(axis=1)
+            probs = np.exp(np.stack([self._smoothed_log(c) for c in self.counts]))
+            learned = n >= MIN_SAMPLES
+            mix = probs[learned].mean(axis=0) if learned.any() else np.full(N_BINS, 1 / N_BINS)
+            broad = 0.7 * mix + 0.3 / N_BINS
+            w = (n / (n + cfg.kind_strength))[:, None]
+            p = w * probs + (1 - w) * broad
+            # a pennant is a few pixels on a city: at this scale most of its region is the city
+            # around it, blurred in, and the rest is whatever a city is not (its own colours
+            # once seen; before that, anything else on the tiles)
+            other = [k for k in np.flatnonzero(learned) if k not in (CITY, PENNANT)]
+            not_city = probs[other].mean(axis=0) if other else broad
+            own = w[PENNANT] * probs[PENNANT] + (1 - w[PENNANT]) * not_city
+            p[PENNANT] = cfg.pennant_city * p[CITY] + (1 - cfg.pennant_city) * own
+            p = (1 - cfg.outlier) * p + cfg.outlier * broad
+            self._log = np.log(p)
         return self._log
 
     def follower_log(self, colour: str) -> np.ndarray:

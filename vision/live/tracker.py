@@ -81,6 +81,7 @@ class TrackerConfig:
     max_options: int = 6  # options listed in a question
     min_evidence_px: int = 12  # visible pixels (of the scoring crop) where the two best differ
     follower_guard: int = 3  # pixels around a follower left out of tile scoring (dilation)
+    unexplained: float = 0.03  # a tile the rules forbid here may fit better by at most this
     bag_prior: float = 0.0  # weight of log(copies left) in an option's score (off: hurt)
 
     @classmethod
@@ -173,6 +174,7 @@ class Tracker:
         self._frame: np.ndarray | None = None
         self._spread: dict = {}
         self._texture = 1.0
+        self.unexplained = 0.0  # of the last decoded tile: see _decode_tile
 
     # --- the loop ---------------------------------------------------------------------------
     def feed(self, frame: np.ndarray | None) -> list[Observation]:
@@ -489,6 +491,18 @@ class Tracker:
             k = cfg.follower_guard
             ignore = cv2.dilate(follower.astype(np.uint8), np.ones((k, k), np.uint8)) > 0
         scores = self.scorer.score(crop, options, ignore)
+        # what the picture looks like with the rules set aside: when some tile the rules do not
+        # allow here fits far better than every option, the table disagrees with the game (an
+        # earlier turn read wrong, a tile the bag no longer holds): ask rather than commit
+        legal = {(tile.id, tile.canonical_rotation(r)) for tile, r in options}
+        others = [
+            (t, r)
+            for t in game.tileset.types.values()
+            for r in t.distinct_rotations
+            if (t.id, r) not in legal
+        ]
+        unexplained = max(self.scorer.score(crop, others, ignore), default=-np.inf) - max(scores)
+        self.unexplained = unexplained
         # the bag is a prior: of two readings the image cannot tell apart, the tile with more
         # copies left is likelier to have been drawn
         scores = [
@@ -513,7 +527,9 @@ class Tracker:
         seen = self._visible_difference(options, order, ignore)
         best = ranked[0][0]
         conf = _confidence([scores[i] for i in order])
-        sure = margin >= cfg.margin and seen >= cfg.min_evidence_px
+        sure = (
+            margin >= cfg.margin and seen >= cfg.min_evidence_px and unexplained < cfg.unexplained
+        )
         if sure and not spot_doubt and cell not in self.ask_cells:
             pose = None
             if best.meeple is not None:

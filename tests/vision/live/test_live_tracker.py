@@ -171,3 +171,23 @@ def test_discards_are_invisible(drawn_game):
     assert all("discard" not in t for t in drawn_game.expected()["turns"]) or any(
         isinstance(e, Discard) for e in drawn_game.game.log
     )
+
+
+def test_a_tile_the_rules_no_longer_allow_is_asked_about(drawn_game, drawn_frames):
+    # earlier turns read wrong used up every tile with the sides of the one now on the table:
+    # the best option the rules leave is wrong, so the tracker must ask, never commit it (a
+    # pennant twin would still fit: only a tile the image tells apart can be caught this way)
+    game = _fresh(drawn_game)
+    first = next(e for e in drawn_game.game.log if isinstance(e, Turn))
+    sides = game.tileset[first.tile].sides
+    for tile in game.tileset.types.values():
+        if tile.sides == sides:
+            game.remaining[tile.id] = 0
+    tracker = _tracker(drawn_game, game)
+    for frame in drawn_frames:
+        out = tracker.feed(frame)
+        if out:
+            break
+    (obs,) = out
+    assert isinstance(obs, Question | Warning)
+    assert tracker.unexplained > tracker.config.unexplained
