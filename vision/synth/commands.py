@@ -78,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
         total += write_game(
             out / f"game-{seed:05d}", game, seed, args.palette, size, args.video, progress
         )
-    print(file=sys.stderr)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)  # end the redrawn bar's line
     print(
         f"{total} frames of {args.games} game(s) in {out} ({time.monotonic() - started:.1f} s)",
         file=sys.stderr,
@@ -87,7 +88,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _bar(label: str, frames: int, planned: int, elapsed: float) -> None:
+    if not sys.stderr.isatty() and frames < planned:
+        return  # a log file gets one line per game, not a redrawn bar per frame
     done = int(30 * frames / max(planned, 1))
     bar = "#" * done + "." * (30 - done)
-    sys.stderr.write(f"\r{label} [{bar}] {frames}/{planned} frames, {elapsed:.0f} s")
+    end = "\n" if not sys.stderr.isatty() else ""
+    sys.stderr.write(f"\r{label} [{bar}] {frames}/{planned} frames, {elapsed:.0f} s{end}")
     sys.stderr.flush()
