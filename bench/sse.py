@@ -1,4 +1,5 @@
-"""SSE benchmark: N clients on loopback follow the scripted demo game of ``meeplecam serve --demo scripted`` (SSE fan-out, not vision).
+"""SSE benchmark: N clients on loopback follow the scripted demo game of
+``meeplecam serve --demo scripted`` (what is measured is the fan-out to the phones, not vision).
 
 Every ``state`` event carries the server's commit time (``committed``, Unix seconds); each client
 records receipt time minus commit time. The server's RSS is sampled from /proc while it runs.
@@ -23,6 +24,15 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+
+def rss_slope(rss: list, duration: float) -> float | None:
+    """MB per 10 minutes, least squares over the samples after warm-up (the first quarter of the
+    run: imports, caches and the first game's allocations are not a leak)."""
+    after = [(t, m) for t, m in rss if m is not None and t >= duration / 4]
+    if len(after) < 3:
+        return None
+    return statistics.linear_regression([t for t, _ in after], [m for _, m in after]).slope * 600
 
 
 def free_port() -> int:
@@ -137,11 +147,7 @@ def main(argv=None) -> int:
 
     latencies = [x for c in clients for x in c.latencies]
     turns = len(json.loads(record.read_text())["turns"]) if record.exists() else None
-    after = [(t, m) for t, m in rss if m is not None and t >= min(60.0, duration / 4)]
-    slope = None
-    if len(after) >= 2 and after[-1][0] > after[0][0]:
-        (t0, m0), (t1, m1) = after[0], after[-1]
-        slope = (m1 - m0) / (t1 - t0) * 600  # MB per 10 minutes
+    slope = rss_slope(rss, duration)
     result = {
         "command": " ".join(["bench/sse.py", *(argv if argv is not None else sys.argv[1:])]),
         "clients": args.clients,
