@@ -11,7 +11,10 @@ geometry at its rotation); the scorer keeps a colour histogram per terrain kind 
 candidate by the mean log-likelihood of the crop's colours under the kinds the candidate puts
 there. The histograms start from the start tile (known) and grow with every committed turn
 (self-calibration: labelled samples of this art under this light). Once a tile type has been seen,
-its mean appearance (a template in canonical orientation) adds a second, sharper term.
+its mean appearance (a template in canonical orientation) may add a second term (off by default:
+with one or two samples per type it favoured the types already seen). Pennants, a few blurred
+pixels at camera scale, get their own test: a blue, darker blot on the city near where the model
+puts the shield, with its threshold learned from the cities seen so far.
 
 Followers are found with the same histograms: pixels that the current player's colour explains
 much better than any terrain kind.
@@ -80,6 +83,22 @@ def anchor_points(tile: TileType, rotation: int) -> dict[int, tuple[float, float
     return anchors(tile, rotation)
 
 
+@cache
+def city_spots(tile: TileType, rotation: int) -> tuple[tuple[int, bool, float, float], ...]:
+    """(segment, has a pennant, x, y) per city segment: where the geometry model puts the
+    segment's pennant (unit coordinates of the turned tile), or would put one it lacks."""
+    from meeplecam.vision.synth.geometry import _pennant_spot
+
+    out = []
+    for index, seg in enumerate(tile.segments):
+        if seg.kind is Kind.CITY:
+            x, y = _pennant_spot(seg.ports)
+            for _ in range((rotation // 90) % 4):  # clockwise quarter turns
+                x, y = 1 - y, x
+            out.append((index, bool(seg.pennant), x, y))
+    return tuple(out)
+
+
 @dataclass
 class ScorerConfig:
     size: int = 32  # crops are scored at this size
@@ -95,6 +114,10 @@ class ScorerConfig:
     kind_strength: float = 100.0  # samples at which a kind weighs as much as the broad model
     pennant_city: float = 0.5  # share of the city's colours in a pennant's region
     outlier: float = 0.1  # share of the broad model in every kind (bounds one pixel's evidence)
+    pennant_weight: float = 0.04  # weight of the pennant contrast test per city segment
+    pennant_radius: float = 0.16  # search radius around the model's pennant spot (tile units)
+    pennant_threshold: float = 10.0  # Lab contrast that means "a pennant" before any sample
+    pennant_scale: float = 6.0  # contrast beyond the threshold that counts as sure
 
 
 def lab_bins(crop: np.ndarray) -> np.ndarray:
@@ -123,6 +146,8 @@ class TerrainScorer:
         self._log: np.ndarray | None = None
         self._follower_log: dict[str, np.ndarray] = {}
         self.samples = 0
+        # pennant contrast of learned city segments: (with pennant, without): self-calibration
+        self.pennant_seen: tuple[list[float], list[float]] = ([], [])
         # pennants are small blue-and-white shields in every edition: a prior until seen
         for colour, weight in ((PENNANT_BLUE, 0.7), (PENNANT_WHITE, 0.3)):
             self.counts[PENNANT] += weight * self._shades_prior(colour, self.config.pennant_prior)
@@ -247,12 +272,69 @@ class TerrainScorer:
             kinds = self._kinds(tile, rotation)
             ll = np.take_along_axis(like, kinds[None].astype(np.intp), 0)[0]
             s = float(ll[keep].sum()) / n
-            if tile.id in self.templates:
+            if self.config.pennant_weight and city_spots(tile, rotation):
+                if lab is None:
+                    lab = _lab(crop)
+                s += self.config.pennant_weight * self._pennant_term(lab, tile, rotation, keep)
+            if tile.id in self.templates and self.config.template_weight:
                 if lab is None:
                     lab = _lab(crop)
                 s += self.config.template_weight * self._template_score(lab, tile, rotation, keep)
             out.append(s)
         return out
+
+    # --- pennants ----------------------------------------------------------------------------
+    def pennant_contrast(self, lab, tile: TileType, rotation: int, segment: int, x, y, keep):
+        """How strongly something stands out from a city near where its pennant would be: the
+        largest Lab distance (3x3 mean) from the city's median colour within the search radius.
+        A pennant is a few pixels at camera scale, blurred into the city and often a pixel or two
+        off the model's spot, so its colour alone says little (DECISIONS.md, art editions): what
+        survives is a local blot on the city. None when the camera sees too little of it."""
+        import cv2
+
+        cfg = self.config
+        size = cfg.size
+        full = round(size / (1 - 2 * cfg.inset))
+        d = (full - size) // 2
+        city = (self._labels(tile, rotation) == segment) & keep
+        yy, xx = np.mgrid[0:size, 0:size]
+        r = np.hypot(xx + d + 0.5 - x * full, yy + d + 0.5 - y * full)
+        near = city & (r <= cfg.pennant_radius * full)
+        far = city & ~near
+        if near.sum() < 4:
+            return None
+        ref = np.median(lab[far if far.sum() >= 12 else city], axis=0)
+        # pennants are blue-and-white shields in every edition; blurred at camera scale the
+        # blue wins: a spot bluer (lower b) and darker than the city around it. Walls, roofs
+        # and snow on a city are rarely bluer than the city itself.
+        dev = lab - ref
+        dist = (-dev[..., 2] - 0.3 * dev[..., 0]).astype(np.float32)
+        dist = cv2.blur(dist, (3, 3))
+        return float(dist[near].max())
+
+    def pennant_threshold(self) -> tuple[float, float]:
+        """(threshold, scale) of the contrast test: the prior until cities with and without
+        pennants have been seen on this table, then halfway between what each looked like."""
+        cfg = self.config
+        yes, no = self.pennant_seen
+        if len(yes) >= 2 and len(no) >= 3:
+            hi, lo = float(np.median(yes)), float(np.median(no))
+            if hi > lo:
+                return (hi + lo) / 2, max(cfg.pennant_scale / 2, (hi - lo) / 2)
+        return cfg.pennant_threshold, cfg.pennant_scale
+
+    def _pennant_term(self, lab, tile: TileType, rotation: int, keep) -> float:
+        """Per city segment: + for a pennant where the option has one and the image shows a
+        blot, - where it shows none (and the other way round for a city without one)."""
+        thr, scale = self.pennant_threshold()
+        total = 0.0
+        for segment, has, x, y in city_spots(tile, rotation):
+            c = self.pennant_contrast(lab, tile, rotation, segment, x, y, keep)
+            if c is None:
+                continue
+            z = float(np.clip((c - thr) / scale, -1.0, 1.0))
+            total += z if has else -z
+        return total
 
     def _template_score(self, lab: np.ndarray, tile: TileType, rotation: int, keep) -> float:
         total, n = self.templates[tile.id]
@@ -278,8 +360,13 @@ class TerrainScorer:
             if sel.any():
                 np.add.at(self.counts[k], bins[sel], 1.0)
         self._log = None
+        lab = _lab(crop)
+        for segment, has, x, y in city_spots(tile, rotation):
+            c = self.pennant_contrast(lab, tile, rotation, segment, x, y, keep)
+            if c is not None:
+                self.pennant_seen[0 if has else 1].append(c)
         q = rotation // 90
-        lab = np.rot90(_lab(crop), q)
+        lab = np.rot90(lab, q)
         mask = np.rot90(keep, q).astype(np.float64)
         total, n = self.templates.get(tile.id, (np.zeros_like(lab), np.zeros(mask.shape)))
         self.templates[tile.id] = (total + lab * mask[..., None], n + mask)

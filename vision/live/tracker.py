@@ -72,6 +72,7 @@ class TrackerConfig:
     diff_inset: float = 0.12
     tile_change: float = 0.35  # part of a cell that changes when a tile arrives or leaves
     small_change: float = 0.03  # part of a cell that changes when a follower comes or goes
+    vanish_change: float = 0.7  # most of a cell a returning (standing) follower may change
     warning_patience: int = 3  # settled readings a warning waits for the table to be put right
     drift_threshold: int = 10  # grey levels a thumbnail pixel must drift by ...
     drift_fraction: float = 0.00015  # ... on this part of the thumbnail to read again
@@ -277,13 +278,20 @@ class Tracker:
                 # nobody put the table right: take it as it is and watch on (the players can
                 # still enter or correct the turn on the page)
                 self._out.append(Warning(f"taking the table as it is after: {problem}"))
-                self._set_baseline(board)
                 self.last_warning = None
                 self.status = "watching"
-                return S.WATCHING
-            self.status = problem
-            return S.WARNING
-        self.last_warning = None
+                # one new tile on the frontier is still this turn's tile: read it, or every
+                # later turn would be one behind the table
+                keep = changes.new_tiles if len(changes.new_tiles) == 1 else []
+                self._set_baseline(board, keep=keep)
+                if not keep:
+                    return S.WATCHING
+                changes.new_tiles = keep
+            else:
+                self.status = problem
+                return S.WARNING
+        else:
+            self.last_warning = None
         if not changes.new_tiles:
             self.status = "watching"
             return S.WATCHING
@@ -364,9 +372,10 @@ class Tracker:
         assert self.rectifier is not None and self._frame is not None
         return self.rectifier.board(self._frame, self.window())
 
-    def _set_baseline(self, board: Board) -> None:
+    def _set_baseline(self, board: Board, keep=()) -> None:
         for cell in board.cells():
-            self.baseline[cell] = board.cell(*cell).copy()
+            if cell not in keep:
+                self.baseline[cell] = board.cell(*cell).copy()
 
     def _change(self, a: np.ndarray, b: np.ndarray) -> float:
         import cv2
@@ -427,7 +436,11 @@ class Tracker:
                 else:  # still there: read it again (and ask)
                     ch.new_tiles.append(cell)
                 continue
-            if f >= cfg.tile_change:
+            if cell in placed and cell in self.expected_vanish and f < cfg.vanish_change:
+                # a follower the rules sent home: a standing figure seen at a slant covers a
+                # good part of its cell, so its leaving may change as much as a tile would
+                ch.small.append(cell)
+            elif f >= cfg.tile_change:
                 if cell in placed:
                     ch.altered.append(cell)
                 elif cell in frontier:
