@@ -43,6 +43,7 @@ from meeplecam.engine import (
 from meeplecam.engine.game import IllegalStart
 from meeplecam.engine.tiles import HALVES, SIDES
 
+from . import calibrate
 from .boardsvg import render_board
 from .colours import COLOUR_CHOICES, css_colour, ink_for, letter
 from .forms import BadInput, payload, setup_from, turn_from, whole
@@ -56,7 +57,8 @@ POSITIONS = ("C", *SIDES, *HALVES)
 def create_app(config: Mapping[str, Any]) -> Flask:
     """``config``: ``session`` (GameSession, required), ``token`` (host token), ``secret_key``,
     ``source`` (turn source with ``frame()``, optional), ``public_url`` (for the QR codes),
-    ``keepalive`` (seconds between SSE comments), ``mjpeg_fps``."""
+    ``keepalive`` (seconds between SSE comments), ``mjpeg_fps``, ``profile`` (the calibration
+    profile given to ``serve``: where the calibration page saves; default beside the record)."""
     app = Flask(__name__)
     game_session: GameSession = config["session"]
     token: str = config.get("token") or secrets.token_urlsafe(16)
@@ -70,7 +72,15 @@ def create_app(config: Mapping[str, Any]) -> Flask:
     keepalive = float(config.get("keepalive", 15.0))
     mjpeg_fps = float(config.get("mjpeg_fps", 5.0))
     public_url = config.get("public_url")
-    app.extensions["meeplecam"] = {"session": game_session, "token": token, "source": source}
+    desk = calibrate.Desk(
+        source, calibrate.profile_path(config.get("profile"), game_session.record_path)
+    )
+    app.extensions["meeplecam"] = {
+        "session": game_session,
+        "token": token,
+        "source": source,
+        "calibration": desk,
+    }
 
     def fragments(state: dict) -> dict:
         with app.app_context():
@@ -116,7 +126,9 @@ def create_app(config: Mapping[str, Any]) -> Flask:
     def error(status: int, message: str):
         if wants_json() or (request.method == "GET" and request.path.startswith("/api")):
             return make_response(jsonify(error=message), status)
-        return make_response(render_template("error.html", message=message, status=status), status)
+        back = "/calibrate" if "calibrate" in request.path and is_host() else "/"
+        page = render_template("error.html", message=message, status=status, back=back)
+        return make_response(page, status)
 
     @app.errorhandler(BadInput)
     def bad_input(exc):
@@ -133,6 +145,15 @@ def create_app(config: Mapping[str, Any]) -> Flask:
     @app.errorhandler(SessionError)
     def conflict(exc):
         return error(409, str(exc))
+
+    @app.errorhandler(calibrate.NoPicture)
+    @app.errorhandler(calibrate.Busy)
+    def calibration_conflict(exc):
+        return error(409, str(exc))
+
+    @app.errorhandler(calibrate.CalibrationFailed)
+    def calibration_failed(exc):
+        return error(422, str(exc))
 
     @app.errorhandler(HTTPException)
     def http_error(exc):
@@ -425,6 +446,91 @@ def create_app(config: Mapping[str, Any]) -> Flask:
             raise BadInput("a record must be a JSON object")
         game_session.load(record)
         return done("game loaded")
+
+    # --- calibration (host only: the page and its picture by is_host, changes by the guard) -----
+    def calibration_done(message: str):
+        if wants_json():
+            return jsonify(ok=True, message=message, **calibrate.describe(desk.current))
+        return redirect(url_for("calibrate_page"))
+
+    @app.get("/calibrate")
+    def calibrate_page():
+        if not is_host():
+            return error(403, "calibrating the camera needs the host's link (with its token)")
+        problem = None
+        if desk.stale():
+            try:
+                desk.run(fresh=True)
+            except (calibrate.NoPicture, calibrate.Busy) as exc:
+                problem = str(exc)
+            except calibrate.CalibrationFailed:
+                pass  # shown with the run
+        run = desk.current
+        return render_template(
+            "calibrate.html",
+            csrf=csrf_token(),
+            r=calibrate.describe(run),
+            problem=problem,
+            target=str(desk.target),
+            source_name=getattr(source, "name", "camera") if source is not None else None,
+            colour_choices=COLOUR_CHOICES,
+            pairs_text=calibrate.pairs_text,
+        )
+
+    @app.get("/calibrate/preview.jpg")
+    def calibrate_preview():
+        if not is_host():
+            return error(403, "the calibration picture is the host's")
+        run = desk.current
+        if run is None or not run.preview_jpeg:
+            abort(404, "no calibration picture: open the calibration page")
+        return Response(
+            run.preview_jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"}
+        )
+
+    @app.post("/api/calibrate")
+    def calibrate_run():
+        data = payload()
+        fresh = calibrate.flag(data.get("fresh"))
+        keep = calibrate.flag(data.get("keep"))
+        names = calibrate.colour_names(
+            data.get("colours")
+            if request.mimetype == "application/json" or "colour" not in request.form
+            else request.form.getlist("colour")
+        )
+        given = any(str(data.get(k) or "").strip() for k in ("corners", "taps"))
+        current = desk.current
+        options = None
+        if fresh and (given or keep):
+            raise BadInput("corners and taps belong to the picture shown: not to a new picture")
+        if not fresh and not keep:
+            if current is None:
+                if given:
+                    raise calibrate.NoPicture("there is no picture yet: open the calibration page")
+            else:
+                options = calibrate.options_from(data, current.size)
+        if keep:
+            found = current.result if current is not None else None
+            if found is None:
+                raise calibrate.NoPicture("there is no calibration to change: run it first")
+            count = len(found.followers_px) if found.profile.followers is not None else 0
+            if names is not None and len(names) != count:
+                raise BadInput(
+                    f"give {count} colour names, one per follower found, not {len(names)}"
+                )
+        run = desk.run(options, fresh=fresh, keep=keep, names=names)
+        problems = len(run.result.warnings)
+        return calibration_done(
+            f"calibrated: {problems} warning(s)" if problems else "calibrated: check the preview"
+        )
+
+    @app.post("/api/calibrate/save")
+    def calibrate_save():
+        data = payload()
+        number = data.get("run")
+        number = whole(number, "run") if number not in (None, "") else None
+        saved = desk.save(number, calibrate.flag(data.get("force")))
+        return calibration_done(f"profile saved to {saved['path']}; {saved['applied']}")
 
     app.extensions["meeplecam"]["create_time"] = time.time()
     return app

@@ -158,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
             "secret_key": secret,
             "source": source,
             "public_url": base,
+            "profile": args.profile,
         }
     )
     from werkzeug.serving import make_server

@@ -12,7 +12,72 @@ from __future__ import annotations
 from meeplecam.vision.live.feed import LiveFeed
 
 
-def open_tracker_feed(session, kind: str, target, profile: str | None = None) -> LiveFeed:
+class TrackerFeed(LiveFeed):
+    """A live feed that can take a new calibration profile while it runs (the calibration page).
+
+    The switch waits for a quiet moment, so that no tile is lost: the tracker watching a still
+    table (nothing being read, no question open) or still waiting for the start tile. Then a
+    tracker on the new geometry replaces it, keeping what was learned of the tiles and the motion
+    gate's view, and takes its baseline from the next still frame."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.next_profile: tuple | None = None  # (locate, colours, path) waiting for a quiet moment
+        self.profile_path: str | None = None  # the profile in use, once switched
+
+    def use_profile(self, path) -> None:
+        """Read the profile now (ProfileError if it cannot be used); switch at a quiet moment."""
+        from meeplecam.vision.live.rectify import profile_locator
+
+        locate, colours = profile_locator(str(path), self.config.cell_px)
+        self.next_profile = (locate, colours, str(path))
+
+    def step(self, frame):
+        if self.next_profile is not None:
+            self._switch(frame)
+        return super().step(frame)
+
+    def _switch(self, frame) -> None:
+        from meeplecam.vision.live.tracker import State, Tracker
+
+        with self.sink.lock:
+            old = self.tracker
+            same_game = old is not None and old.game is self.sink.game
+            if same_game and (
+                old.state not in (State.WAITING_FOR_START, State.WATCHING)
+                or old.pending is not None
+                or self.sink.pending
+            ):
+                return  # a turn is being read or asked about: later
+            locate, colours, path = self.next_profile
+            self.next_profile = None
+            try:
+                rectifier = locate(frame)
+            except ValueError:
+                rectifier = None  # the tracker locates it on its first settled frame
+            scorer = old.scorer if old is not None else None
+            if (
+                scorer is not None
+                and colours
+                and isinstance(getattr(scorer, "colours", None), dict)
+            ):
+                scorer.colours.update(colours)
+            tracker = Tracker(
+                self.sink.game,
+                rectifier,
+                scorer=scorer,
+                config=self.config,
+                locate=locate,
+                colours=colours,
+            )
+            if same_game:
+                tracker.gate = old.gate  # already settled: the baseline is taken at once
+            self.locate, self.colours, self.rectifier = locate, colours, None
+            self.tracker = tracker
+            self.profile_path = path
+
+
+def open_tracker_feed(session, kind: str, target, profile: str | None = None) -> TrackerFeed:
     """A live feed over a camera index, video file or folder of frames. The table geometry comes
     from the profile when one is given, else from the table and grid found on the first settled
     frame (the start tile alone on the table)."""
@@ -26,10 +91,10 @@ def open_tracker_feed(session, kind: str, target, profile: str | None = None) ->
     if rectifier is None and locate is None:
         locate = from_detection
     frames = open_source(int(target) if kind == "camera" else str(target))
-    return LiveFeed(session, frames, rectifier, config, locate=locate, colours=colours)
+    return TrackerFeed(session, frames, rectifier, config, locate=locate, colours=colours)
 
 
-class DemoTableFeed(LiveFeed):
+class DemoTableFeed(TrackerFeed):
     """``serve --demo``: the synthetic table (``meeplecam.vision.synth``) is the camera and the
     live pipeline reads it, exactly as it reads a webcam. The session plays the table's game (its
     players and tile set); when the table starts its next game, so does the session. While a
@@ -58,3 +123,18 @@ class DemoTableFeed(LiveFeed):
             self._start_session_game()
         table.paused = bool(self.sink.pending)
         return super().step(frame)
+
+
+def use_profile(feed, path) -> str:
+    """Hand a newly saved profile to the live feed; a sentence for the page says what happens."""
+    if not isinstance(feed, TrackerFeed):
+        return (
+            "the camera here has no live tracker: it will use the profile when serve is "
+            f"started with --profile {path}"
+        )
+    feed.use_profile(path)
+    note = " (until the demo table starts its next game)" if isinstance(feed, DemoTableFeed) else ""
+    return (
+        "the live tracker switches to it at the next quiet moment (nothing moving on the table, "
+        "no question open)" + note
+    )
