@@ -99,12 +99,17 @@ def _calibrate_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--tiles-photo",
         metavar="IMAGE",
-        help="a photo of tiles laid north up in rows, a finger's width apart (with --tiles-order)",
+        action="append",
+        help="a photo of tiles laid north up in rows, a finger's width apart (with --tiles-order); "
+        "repeat it for several photos, or give scanner sheets of tiles on white paper",
     )
     p.add_argument(
         "--tiles-order",
         metavar="LETTERS",
-        help="the tiles' letters in the photo, rows left to right, far row first: D,A,B,...",
+        help="the tiles' letters in the photos, rows left to right, far row first: D,A,B,... ; or "
+        "'whole-set': the photos hold the whole tile set, each tile once, in any order and any "
+        "rotation (letters and rotations are then read from the tiles' shapes and the set's "
+        "counts; give --tileset, e.g. base)",
     )
     p.add_argument("--tileset", default="winter", help="tile set of the tiles (default winter)")
     p.add_argument(
@@ -225,9 +230,13 @@ def _calibrate(args: argparse.Namespace, frame) -> int:
     if args.tiles_photo:
         from .errors import NoFrame
 
-        options.tiles_photo = cv2.imread(args.tiles_photo)
-        if options.tiles_photo is None:
-            raise NoFrame(f"{args.tiles_photo}: not an image OpenCV can read")
+        photos = []
+        for name in args.tiles_photo:
+            photo = cv2.imread(name)
+            if photo is None:
+                raise NoFrame(f"{name}: not an image OpenCV can read")
+            photos.append(photo)
+        options.tiles_photo = photos[0] if len(photos) == 1 else photos
         order = (args.tiles_order or "").replace(" ", ",").split(",")
         options.tiles_order = [t.strip() for t in order if t.strip()]
     result = wizard.run(frame, options, say=print)

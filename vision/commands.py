@@ -20,7 +20,12 @@ def _scan_parser(p: argparse.ArgumentParser) -> None:
         help="tile set: base, winter (default, as replay), winter+gingerbread",
     )
     p.add_argument("--tiles", metavar="FILE", help="your tile file for tiles the set leaves to you")
-    p.add_argument("--model", metavar="FILE", help="appearance model (meeplecam model build)")
+    p.add_argument(
+        "--model",
+        metavar="FILE",
+        help="appearance model (meeplecam model build), or a calibration profile that holds one "
+        "(e.g. from meeplecam calibrate --tiles-photo SHEET ... --tiles-order whole-set)",
+    )
     p.add_argument("--scans", metavar="DIR", help="build the appearance model from labelled scans")
     p.add_argument("--debug", metavar="DIR", help="write annotated images of every stage here")
     p.set_defaults(handler=run_scan)
@@ -29,7 +34,13 @@ def _scan_parser(p: argparse.ArgumentParser) -> None:
 @command("model", "build an appearance model from a folder of labelled tile images")
 def _model_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["build"], help="build: read DIR/labels.csv and its images")
-    p.add_argument("--scans", metavar="DIR", required=True, help="folder with labels.csv")
+    p.add_argument(
+        "--scans",
+        metavar="DIR",
+        required=True,
+        help="folder with labels.csv (for unlabelled photos or scans of a whole set, see "
+        "meeplecam calibrate --tiles-order whole-set)",
+    )
     p.add_argument("--out", metavar="FILE", required=True, help="model JSON to write")
     p.add_argument("--tileset", default="base")
     p.set_defaults(handler=run_model)
