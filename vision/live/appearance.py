@@ -118,6 +118,7 @@ class ScorerConfig:
     pennant_radius: float = 0.16  # search radius around the model's pennant spot (tile units)
     pennant_threshold: float = 10.0  # Lab contrast that means "a pennant" before any sample
     pennant_scale: float = 6.0  # contrast beyond the threshold that counts as sure
+    tolerance: int = 1  # each kind's evidence is the best within this square (pixels, odd)
 
 
 def lab_bins(crop: np.ndarray) -> np.ndarray:
@@ -264,6 +265,8 @@ class TerrainScorer:
         """Mean log-likelihood per pixel of each (tile, rotation) option; ``ignore`` is a mask
         of pixels to leave out (a follower on the tile)."""
         like = self.likelihoods(crop)
+        if self.config.tolerance > 1:
+            like = _tolerant(like, self.config.tolerance)
         keep = np.ones(crop.shape[:2], bool) if ignore is None else ~ignore
         n = max(1, int(keep.sum()))
         lab = None
@@ -413,6 +416,17 @@ class TerrainScorer:
         if area < self.config.follower_min_area:
             return np.zeros(mask.shape, bool), float(area)
         return labels == big, float(area)
+
+
+def _tolerant(like: np.ndarray, size: int) -> np.ndarray:
+    """Each kind's log-likelihood map raised to its best value within a ``size`` square: an
+    edition's art seldom draws a road or a city wall exactly where the geometry model puts it,
+    so a region is credited when its terrain lies a pixel or so away (both options of a pair get
+    the same slack, so what tells them apart is the inside of the regions where they differ)."""
+    import cv2
+
+    kernel = np.ones((size, size), np.uint8)
+    return np.stack([cv2.dilate(k.astype(np.float32), kernel) for k in like])
 
 
 def _lab(crop: np.ndarray) -> np.ndarray:

@@ -118,6 +118,7 @@ class Pending:
     follower: np.ndarray | None  # mask in the crop
     log_len: int
     observation: Observation | None = None
+    margin: float = 0.0  # how far the reading's best option led the runner-up
 
 
 class Tracker:
@@ -154,6 +155,13 @@ class Tracker:
         self.pending: Pending | None = None
         self.placed_cells = set(game.board.tiles)
         self.recheck: set[tuple[int, int]] = set()  # cells an undo emptied: read them again
+        # cells holding a tile that no tile left in the bag explains (an earlier turn was read
+        # wrong): taken into the baseline so later turns are read on their own, and read again
+        # when the game is corrected
+        self.unread: set[tuple[int, int]] = set()
+        # how sure each placed tile's reading was (best option's lead): the least sure copy of
+        # a tile type is the suspect when the table shows one more of it than the bag allows
+        self.certainty: dict[tuple[int, int], float] = {}
         self.rebaseline = False
         self.ask_cells: set[tuple[int, int]] = set()
         self.last_warning: str | None = None
@@ -301,6 +309,12 @@ class Tracker:
         if self.pending is not None:
             self.pending.observation = observation
         if isinstance(observation, Warning):
+            if cell in self.unread:
+                # nothing the bag holds can be laid there: keep the tile out of the diff (the
+                # game goes on, one turn short, until the players correct the earlier turn)
+                self.baseline[cell] = board.cell(*cell).copy()
+                self.status = "watching"
+                return S.WATCHING
             self.last_warning = observation.text
             return S.WARNING
         return S.COMMITTED if isinstance(observation, Commit) else S.ASKING
@@ -325,7 +339,8 @@ class Tracker:
             self._accept(self.pending)
         else:  # an undo, a correction or a turn entered by hand: read the table again
             gone = self.placed_cells - placed
-            self.recheck |= gone
+            self.recheck |= gone | self.unread
+            self.unread.clear()
             self.ask_cells |= gone
             if self.pending is not None:
                 self.ask_cells.add(self.pending.cell)
@@ -343,6 +358,8 @@ class Tracker:
         event = self.game.log[-1]
         self._set_baseline(pending.board)
         obs = pending.observation
+        if isinstance(event, Turn) and event.cell == pending.cell:
+            self.certainty[pending.cell] = pending.margin if isinstance(obs, Commit) else 0.0
         sure = (
             isinstance(obs, Commit)
             or self.learn_from_answers
@@ -489,9 +506,24 @@ class Tracker:
             for r in game.tileset[tid].rotations_fitting(pattern)
         ]
         picture = self._crop_picture(board, cell)
-        if not options:
-            return Warning(f"a tile at ({cell[0]},{cell[1]}), but no tile left fits there", picture)
         crop = self.scorer.prepare(board.cell(*cell))
+        # tiles that would fit here but whose every copy is already on the table: when one of
+        # them is the best reading, an earlier turn probably took its copy by mistake
+        counts = game.tileset.counts()
+        spent = [
+            (tile, r)
+            for tile in game.tileset.types.values()
+            if game.remaining.get(tile.id, 0) <= 0 and counts.get(tile.id, 0) > 0
+            for r in tile.rotations_fitting(pattern)
+        ]
+        if not options:
+            self.unread.add(cell)
+            text = f"a tile at ({cell[0]},{cell[1]}), but no tile left in the bag fits there"
+            if spent:
+                s = self.scorer.score(crop, spent)
+                tile, r = spent[int(np.argmax(s))]
+                text += f"; it looks like {tile.id} turned {r}: {self._suspect(tile.id)}"
+            return Warning(text, picture)
         colour = game.players[game.current].colour
         follower = None
         if game.supply[game.current] > 0:
@@ -514,8 +546,23 @@ class Tracker:
             for r in t.distinct_rotations
             if (t.id, r) not in legal
         ]
-        unexplained = max(self.scorer.score(crop, others, ignore), default=-np.inf) - max(scores)
+        other_scores = self.scorer.score(crop, others, ignore)
+        unexplained = max(other_scores, default=-np.inf) - max(scores)
         self.unexplained = unexplained
+        spent_ids = {t.id for t, _ in spent}
+        spent_best = max(
+            (
+                (s, t, r)
+                for s, (t, r) in zip(other_scores, others, strict=True)
+                if t.id in spent_ids
+                and any(t.canonical_rotation(q) == r for q in t.rotations_fitting(pattern))
+            ),
+            default=None,
+            key=lambda x: x[0],
+        )
+        # a tile the bag has run out of looks better than anything it still holds: whatever
+        # the best legal option is, it is probably not what lies there (ask, naming the turn)
+        drifted = spent_best is not None and spent_best[0] > max(scores)
         # the bag is a prior: of two readings the image cannot tell apart, the tile with more
         # copies left is likelier to have been drawn
         scores = [
@@ -535,13 +582,16 @@ class Tracker:
         ranked = [(t, s) for t, s in ranked if t is not None]
         if not ranked:
             return Warning(f"the tile at ({cell[0]},{cell[1]}) cannot be laid legally", picture)
-        self.pending = Pending(board, cell, crop, follower, len(game.log))
         margin = scores[order[0]] - scores[order[1]] if len(order) > 1 else float("inf")
+        self.pending = Pending(board, cell, crop, follower, len(game.log), margin=margin)
         seen = self._visible_difference(options, order, ignore)
         best = ranked[0][0]
         conf = _confidence([scores[i] for i in order])
         sure = (
-            margin >= cfg.margin and seen >= cfg.min_evidence_px and unexplained < cfg.unexplained
+            margin >= cfg.margin
+            and seen >= cfg.min_evidence_px
+            and unexplained < cfg.unexplained
+            and not drifted
         )
         if sure and not spot_doubt and cell not in self.ask_cells:
             pose = None
@@ -551,7 +601,30 @@ class Tracker:
                 pose = "lying" if field_ else "standing"
             return Commit(best, conf, pose, picture)
         what = "the follower's place" if sure else "the tile"
-        return Question(ranked[: cfg.max_options], picture, f"Not sure about {what} at {cell}")
+        text = f"Not sure about {what} at {cell}"
+        if drifted:
+            _, tile, r = spent_best
+            text += (
+                f": it looks most like {tile.id} turned {r}, but every {tile.id} has been "
+                f"played; {self._suspect(tile.id)}"
+            )
+        return Question(ranked[: cfg.max_options], picture, text)
+
+    def _suspect(self, tile_id: str) -> str:
+        """Which earlier turn probably used up the last copy of ``tile_id``: the copy on the
+        table whose reading was least sure (a tile entered by hand or the start tile counts as
+        sure)."""
+        game = self.game
+        cells = [c for c, p in game.board.tiles.items() if p.tile.id == tile_id]
+        if not cells:
+            return "check the earlier turns"
+        cell = min(cells, key=lambda c: self.certainty.get(c, float("inf")))
+        number = next(
+            (i + 1 for i, e in enumerate(game.log) if isinstance(e, Turn) and e.cell == cell),
+            None,
+        )
+        when = f" (turn {number})" if number else ""
+        return f"check the {tile_id} at ({cell[0]},{cell[1]}){when}: it may be another tile"
 
     def _visible_difference(self, options, order, ignore) -> int:
         """Pixels where the two best readings differ (terrain kind) that the camera can see:

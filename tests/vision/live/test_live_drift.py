@@ -1,0 +1,67 @@
+"""A game whose bag drifted from the table (an earlier turn read wrong): the tracker names the
+suspect turn and keeps reading, and the engine still decides what is legal."""
+
+from __future__ import annotations
+
+from meeplecam.engine import Game, Turn
+from meeplecam.vision.live.observations import Question, Warning
+from meeplecam.vision.live.rectify import Rectifier
+from meeplecam.vision.live.tracker import State, Tracker
+
+
+def _first_turn_and_tracker(drawn_game, spend):
+    g = drawn_game.game
+    game = Game.start(g.tileset, g.players, g.options)
+    first = next(e for e in g.log if isinstance(e, Turn))
+    sides = game.tileset[first.tile].sides
+    spend(game, first, sides)
+    return first, Tracker(game, Rectifier(drawn_game.grid_to_image))
+
+
+def _first_observation(tracker, frames):
+    for frame in frames:
+        out = tracker.feed(frame)
+        if out:
+            return out
+    return []
+
+
+def test_a_spent_tile_that_looks_best_is_asked_about_naming_the_copy(drawn_game, drawn_frames):
+    # the very tile on the table has no copy left: the question says what it looks like
+    def spend(game, first, sides):
+        game.remaining[first.tile] = 0
+
+    first, tracker = _first_turn_and_tracker(drawn_game, spend)
+    out = _first_observation(tracker, drawn_frames)
+    (obs,) = out
+    if isinstance(obs, Question):  # the legal options never include the spent tile
+        assert all(t.tile != first.tile for t in obs.turns)
+        if first.tile in obs.text:
+            assert "has been played" in obs.text
+
+
+def test_no_tile_left_fits_warns_then_keeps_watching(drawn_game, drawn_frames):
+    # every tile with those sides is used up: nothing can be laid, so warn (naming what the tile
+    # looks like) and take the tile into the baseline rather than stall the rest of the game
+    def spend(game, first, sides):
+        for tile in game.tileset.types.values():
+            if len(tile.rotations_fitting(game.board.frontier[first.cell])) > 0:
+                game.remaining[tile.id] = 0
+
+    first, tracker = _first_turn_and_tracker(drawn_game, spend)
+    out = _first_observation(tracker, drawn_frames)
+    (obs,) = out
+    assert isinstance(obs, Warning)
+    assert "no tile left" in obs.text
+    assert first.cell in tracker.unread
+    assert tracker.state is State.WATCHING
+    assert tracker.game.log == []  # the engine was never handed an illegal turn
+
+
+def test_suspect_is_the_least_sure_copy(drawn_game):
+    g = drawn_game.game
+    game = Game.start(g.tileset, g.players, g.options)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image))
+    start = game.start_turn
+    assert "check the" in tracker._suspect(start.tile)
+    assert "earlier turns" in tracker._suspect("no-such-tile")
