@@ -32,6 +32,7 @@ from meeplecam.engine import Game, IllegalTurn, Kind, Spot, Turn
 from meeplecam.engine import hints as engine_hints
 
 from .appearance import ScorerConfig, TerrainScorer, anchor_points, kind_map
+from .diff import Look, board_looks, cell_changes
 from .motion import Motion, MotionConfig, MotionGate
 from .observations import Commit, Observation, Question, Warning
 from .rectify import Board, Rectifier, Window
@@ -149,7 +150,7 @@ class Tracker:
         self.clock = clock
         self.state = State.WAITING_FOR_START
         self.status = "waiting for the start tile"
-        self.baseline: dict[tuple[int, int], np.ndarray] = {}
+        self.baseline: dict[tuple[int, int], Look] = {}  # each cell as last settled
         self.expected_vanish: set[tuple[int, int]] = set()
         self.known_log = len(game.log)
         self.pending: Pending | None = None
@@ -181,8 +182,8 @@ class Tracker:
             S.WARNING: self._warning,
         }
         self._frame: np.ndarray | None = None
-        self._spread: dict = {}
-        self._texture = 1.0
+        self._looks: tuple[Board, dict] | None = None  # the looks of the last board diffed
+        self._visibility: tuple[Rectifier, dict] | None = None  # cells seen by the rectifier
         self.unexplained = 0.0  # of the last decoded tile: see _decode_tile
 
     # --- the loop ---------------------------------------------------------------------------
@@ -274,7 +275,7 @@ class Tracker:
         for cell in changes.small:
             if cell in self.expected_vanish:
                 self.expected_vanish.discard(cell)
-                self.baseline[cell] = board.cell(*cell).copy()
+                self.baseline[cell] = self._look(board, cell)
         problem = self._unexplained(changes)
         if problem:
             if problem != self.last_warning:
@@ -312,7 +313,7 @@ class Tracker:
             if cell in self.unread:
                 # nothing the bag holds can be laid there: keep the tile out of the diff (the
                 # game goes on, one turn short, until the players correct the earlier turn)
-                self.baseline[cell] = board.cell(*cell).copy()
+                self.baseline[cell] = self._look(board, cell)
                 self.status = "watching"
                 return S.WATCHING
             self.last_warning = observation.text
@@ -389,67 +390,54 @@ class Tracker:
         assert self.rectifier is not None and self._frame is not None
         return self.rectifier.board(self._frame, self.window())
 
+    def _look(self, board: Board, cell: tuple[int, int]) -> Look:
+        """A cell's look on ``board`` (the looks of the board last diffed are kept)."""
+        if self._looks is None or self._looks[0] is not board:
+            self._looks = (board, board_looks(board, self.config.diff_inset))
+        return self._looks[1][cell]
+
+    def _visible(self, cell: tuple[int, int]) -> bool:
+        """Whether the camera sees the cell (asked of the rectifier once per cell: with a lens
+        model that is a projection, and every settled view asks it of every cell)."""
+        rectifier = self.rectifier
+        if rectifier is None:
+            return True
+        if self._visibility is None or self._visibility[0] is not rectifier:
+            self._visibility = (rectifier, {})
+        seen = self._visibility[1]
+        if cell not in seen:
+            seen[cell] = rectifier.visible(cell)
+        return seen[cell]
+
     def _set_baseline(self, board: Board, keep=()) -> None:
         for cell in board.cells():
             if cell not in keep:
-                self.baseline[cell] = board.cell(*cell).copy()
-
-    def _change(self, a: np.ndarray, b: np.ndarray) -> float:
-        import cv2
-
-        cfg = self.config
-        h, w = a.shape[:2]
-        d = round(h * cfg.diff_inset)
-        a = cv2.cvtColor(cv2.GaussianBlur(a[d : h - d, d : w - d], (5, 5), 0), cv2.COLOR_BGR2Lab)
-        b = cv2.cvtColor(cv2.GaussianBlur(b[d : h - d, d : w - d], (5, 5), 0), cv2.COLOR_BGR2Lab)
-        # lightness counts half: shadows and light drift change it, a new thing changes colour
-        diff = cv2.absdiff(a, b).astype(np.int16)
-        score = (diff[..., 0] >> 1) + diff[..., 1] + diff[..., 2]
-        # texture: a tile's art is busier than most table tops even where its colour is not;
-        # it must be so all over the cell (a follower's spill from a neighbour is local)
-        la = np.abs(cv2.Laplacian(a[..., 0], cv2.CV_16S, ksize=3)).astype(np.float32)
-        lb = np.abs(cv2.Laplacian(b[..., 0], cv2.CV_16S, ksize=3)).astype(np.float32)
-        hh, hw = la.shape[0] // 2, la.shape[1] // 2
-        ratios = []
-        for ys, xs in (
-            (slice(0, hh), slice(0, hw)),
-            (slice(0, hh), slice(hw, None)),
-            (slice(hh, None), slice(0, hw)),
-            (slice(hh, None), slice(hw, None)),
-        ):
-            ta, tb = float(la[ys, xs].mean()) + 1.0, float(lb[ys, xs].mean()) + 1.0
-            ratios.append(max(ta / tb, tb / ta))
-        self._texture = min(ratios)
-        changed = score > cfg.diff_threshold
-        fraction = float(np.count_nonzero(changed)) / score.size
-        if fraction >= cfg.small_change:  # spread: changed in every quadrant (a tile's art)
-            hh, hw = changed.shape[0] // 2, changed.shape[1] // 2
-            quads = (changed[:hh, :hw], changed[:hh, hw:], changed[hh:, :hw], changed[hh:, hw:])
-            self._spread[id(a)] = all(q.mean() > cfg.small_change / 2 for q in quads)
-        return fraction
+                self.baseline[cell] = self._look(board, cell)
 
     def _changes(self, board: Board) -> Changes:
         cfg = self.config
         placed = self.game.board.tiles
         frontier = self.game.board.frontier
         ch = Changes([], [], [], [], {})
+        compared = []
         for cell in board.cells():
             before = self.baseline.get(cell)
-            now = board.cell(*cell)
-            if before is None or before.shape != now.shape:
-                self.baseline[cell] = now.copy()
-                continue
-            if self.rectifier is not None and not self.rectifier.visible(cell):
-                continue
-            self._spread = {}
-            f = self._change(before, now)
-            ch.fractions[cell] = f
-            if any(self._spread.values()) or self._texture >= cfg.texture_ratio:
+            now = self._look(board, cell)
+            if before is None or before.lab.shape != now.lab.shape:
+                self.baseline[cell] = now
+            elif self._visible(cell):
+                compared.append((cell, before, now))
+        changes = cell_changes(
+            [(b, n) for _, b, n in compared], cfg.diff_threshold, cfg.small_change
+        )
+        for (cell, _, now), change in zip(compared, changes, strict=True):
+            f = ch.fractions[cell] = change.fraction
+            if change.spread or change.texture_ratio >= cfg.texture_ratio:
                 ch.spread.add(cell)
             if cell in self.recheck and cell in frontier:
                 if f >= cfg.tile_change:  # the undone tile was taken away: now empty
                     self.recheck.discard(cell)
-                    self.baseline[cell] = now.copy()
+                    self.baseline[cell] = now
                 else:  # still there: read it again (and ask)
                     ch.new_tiles.append(cell)
                 continue

@@ -1,0 +1,85 @@
+"""The diff against the known board: how much of each cell changed between two settled views.
+
+A cell's *look* is what the comparison needs of it (blurred Lab colour and the texture of its
+lightness, inset from the cell's edges so that a neighbour's slight misregistration does not
+count). Looks are computed for the whole top-down board at once (one blur, one colour conversion,
+one Laplacian for a settled view instead of three per cell) and the baseline keeps looks, not
+pictures, so each settled view costs one pass however many cells the window holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .rectify import Board
+
+Cell = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Look:
+    lab: np.ndarray  # blurred Lab, uint8, inset
+    texture: np.ndarray  # |Laplacian| of the blurred lightness, float32, inset
+
+
+@dataclass(frozen=True)
+class CellChange:
+    fraction: float  # part of the cell whose colour changed
+    spread: bool  # changed in every quadrant: a tile's art rather than a follower's spill
+    texture_ratio: (
+        float  # how much busier (or calmer) the cell became, in its least-changed quadrant
+    )
+
+
+def board_looks(board: Board, inset: float) -> dict[Cell, Look]:
+    """The look of every cell of ``board``."""
+    lab = cv2.cvtColor(cv2.GaussianBlur(board.image, (5, 5), 0), cv2.COLOR_BGR2Lab)
+    texture = np.abs(cv2.Laplacian(lab[..., 0], cv2.CV_16S, ksize=3)).astype(np.float32)
+    p = board.cell_px
+    d = round(p * inset)
+    looks = {}
+    for x, y in board.cells():
+        x0, y0 = (x - board.window[0]) * p, (y - board.window[1]) * p
+        rows, cols = slice(y0 + d, y0 + p - d), slice(x0 + d, x0 + p - d)
+        # copies: the baseline keeps looks from many boards, never whole boards alive
+        looks[(x, y)] = Look(lab[rows, cols].copy(), texture[rows, cols].copy())
+    return looks
+
+
+def cell_changes(
+    pairs: list[tuple[Look, Look]], threshold: int, small_change: float
+) -> list[CellChange]:
+    """How each cell changed from its ``before`` look to its ``now`` look (all cells at once)."""
+    if not pairs:
+        return []
+    before = np.stack([b.lab for b, _ in pairs]).astype(np.int16)
+    now = np.stack([n.lab for _, n in pairs]).astype(np.int16)
+    diff = np.abs(before - now)
+    # lightness counts half: shadows and light drift change it, a new thing changes colour
+    changed = (diff[..., 0] >> 1) + diff[..., 1] + diff[..., 2] > threshold
+    fractions = changed.mean(axis=(1, 2))
+    hh, hw = changed.shape[1] // 2, changed.shape[2] // 2
+    quadrants = [
+        (slice(None), rows, cols)
+        for rows in (slice(0, hh), slice(hh, None))
+        for cols in (slice(0, hw), slice(hw, None))
+    ]
+    changed_q = np.stack([changed[q].mean(axis=(1, 2)) for q in quadrants], axis=1)
+    # texture: a tile's art is busier than most table tops even where its colour is not; it
+    # must be so all over the cell (a follower's spill from a neighbour is local)
+    tb = np.stack([b.texture for b, _ in pairs])
+    tn = np.stack([n.texture for _, n in pairs])
+    ta = np.stack([tb[q].mean(axis=(1, 2)) for q in quadrants], axis=1) + 1.0
+    tz = np.stack([tn[q].mean(axis=(1, 2)) for q in quadrants], axis=1) + 1.0
+    ratios = np.maximum(ta / tz, tz / ta).min(axis=1)
+    spread = (fractions >= small_change) & (changed_q > small_change / 2).all(axis=1)
+    return [
+        CellChange(float(f), bool(s), float(r))
+        for f, s, r in zip(fractions, spread, ratios, strict=True)
+    ]
+
+
+__all__ = ["CellChange", "Look", "board_looks", "cell_changes"]
