@@ -270,6 +270,7 @@ class TerrainScorer:
         keep = np.ones(crop.shape[:2], bool) if ignore is None else ~ignore
         n = max(1, int(keep.sum()))
         lab = None
+        contrasts: dict = {}  # twins (O and P at one rotation) share their city spots
         out = []
         for tile, rotation in options:
             kinds = self._kinds(tile, rotation)
@@ -278,7 +279,9 @@ class TerrainScorer:
             if self.config.pennant_weight and city_spots(tile, rotation):
                 if lab is None:
                     lab = _lab(crop)
-                s += self.config.pennant_weight * self._pennant_term(lab, tile, rotation, keep)
+                s += self.config.pennant_weight * self._pennant_term(
+                    lab, tile, rotation, keep, contrasts
+                )
             if tile.id in self.templates and self.config.template_weight:
                 if lab is None:
                     lab = _lab(crop)
@@ -293,13 +296,16 @@ class TerrainScorer:
         A pennant is a few pixels at camera scale, blurred into the city and often a pixel or two
         off the model's spot, so its colour alone says little (DECISIONS.md, art editions): what
         survives is a local blot on the city. None when the camera sees too little of it."""
+        city = (self._labels(tile, rotation) == segment) & keep
+        return self._city_contrast(lab, city, x, y)
+
+    def _city_contrast(self, lab, city, x, y):
         import cv2
 
         cfg = self.config
         size = cfg.size
         full = round(size / (1 - 2 * cfg.inset))
         d = (full - size) // 2
-        city = (self._labels(tile, rotation) == segment) & keep
         yy, xx = np.mgrid[0:size, 0:size]
         r = np.hypot(xx + d + 0.5 - x * full, yy + d + 0.5 - y * full)
         near = city & (r <= cfg.pennant_radius * full)
@@ -326,13 +332,21 @@ class TerrainScorer:
                 return (hi + lo) / 2, max(cfg.pennant_scale / 2, (hi - lo) / 2)
         return cfg.pennant_threshold, cfg.pennant_scale
 
-    def _pennant_term(self, lab, tile: TileType, rotation: int, keep) -> float:
+    def _pennant_term(self, lab, tile: TileType, rotation: int, keep, contrasts=None) -> float:
         """Per city segment: + for a pennant where the option has one and the image shows a
-        blot, - where it shows none (and the other way round for a city without one)."""
+        blot, - where it shows none (and the other way round for a city without one).
+        ``contrasts`` memoises the contrast of a city region and spot across the options of one
+        crop (options that differ only by a pennant have the same cities)."""
         thr, scale = self.pennant_threshold()
+        contrasts = {} if contrasts is None else contrasts
+        labels = self._labels(tile, rotation)
         total = 0.0
         for segment, has, x, y in city_spots(tile, rotation):
-            c = self.pennant_contrast(lab, tile, rotation, segment, x, y, keep)
+            city = (labels == segment) & keep
+            key = (city.tobytes(), round(x, 3), round(y, 3))
+            if key not in contrasts:
+                contrasts[key] = self._city_contrast(lab, city, x, y)
+            c = contrasts[key]
             if c is None:
                 continue
             z = float(np.clip((c - thr) / scale, -1.0, 1.0))
