@@ -254,6 +254,8 @@ def detect(table: Table) -> Grid:
     cells = _largest_group(cells)
     hom = _refine(hom, edges_r, mask_r, (c_hi - c_lo, r_hi - r_lo), cfg, cells)
     cells = _largest_group(_occupied(hom, mask_r, (c_hi - c_lo, r_hi - r_lo), cfg))
+    if not cells:  # the refined grid lost every tile: it fitted something else
+        raise GridNotFound("the fitted grid holds no tile after refinement")
     # drop empty border rows/columns so that indices start at 0
     c0 = min(c for c, _ in cells)
     r0 = min(r for _, r in cells)
