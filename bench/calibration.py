@@ -116,6 +116,7 @@ def measure(frame, frame_truth, final_truth) -> dict:
     surf = csurface.segment(frame)
     out["outline_error"] = float(np.linalg.norm(surf.corners - table_true, axis=1).max() / diag)
     out["lens_k"] = surf.lens_k
+    out["outline_contrast"] = surf.contrast
     fit = cscale.fit_scale(frame, surf)
     hom = fit.homography @ np.diag([w, h, 1.0])  # the profile keeps fractions
     sc = Scale(hom.tolist(), 45.0, fit.tile_px, fit.tiles, fit.lens_k)

@@ -82,21 +82,38 @@ def _tile_sized(quads: list[np.ndarray], table_px: np.ndarray) -> list[np.ndarra
 
 def _grid_cells(frame: np.ndarray, surface: Surface, cnt: np.ndarray) -> list[np.ndarray]:
     """The cells of a group of tiles, by vision's grid fit on its silhouette."""
+    mask = np.zeros(surface.objects_mask.shape, np.uint8)
+    cv2.drawContours(mask, [cnt], -1, 1, -1)
+    grid = _grid(frame, mask & surface.objects_mask)
+    return [order_corners(grid.corners(c, r)) for c, r in grid.cells]
+
+
+def _grid(frame: np.ndarray, mask: np.ndarray):
+    """Vision's grid fit on a group of tiles' silhouette (``mask``, frame size)."""
     from meeplecam.vision import grid as vgrid
     from meeplecam.vision.errors import VisionError
     from meeplecam.vision.table import Table, to_work
 
-    work, s = to_work(frame)
-    mask = np.zeros(work.shape[:2], np.uint8)
-    cv2.drawContours(mask, [np.round(cnt * s).astype(np.int32)], -1, 1, -1)
-    mask &= cv2.resize(
-        surface.objects_mask, (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST
+    # Vision's grid fit expects the tiles to fill much of its picture (a scan of a board): give
+    # it the group's surroundings only.
+    ys, xs = np.nonzero(mask)
+    pad = max(8, int(0.1 * max(np.ptp(xs), np.ptp(ys))))
+    x0, y0 = max(xs.min() - pad, 0), max(ys.min() - pad, 0)
+    x1, y1 = min(xs.max() + pad + 1, mask.shape[1]), min(ys.max() + pad + 1, mask.shape[0])
+    crop = frame[y0:y1, x0:x1]
+    up = 1000 / max(crop.shape[:2])  # and at the size of a board's picture
+    work = cv2.resize(crop, None, fx=up, fy=up, interpolation=cv2.INTER_CUBIC)
+    work, s = to_work(work)
+    small = cv2.resize(
+        mask[y0:y1, x0:x1], (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST
     )
     try:
-        grid = vgrid.detect(Table(None, s, work, mask, mask))
+        grid = vgrid.detect(Table(None, s, work, small, small))
     except VisionError as exc:
         raise TileNotFound(f"the tiles' grid could not be fitted: {exc}") from None
-    return [order_corners(grid.corners(c, r)) for c, r in grid.cells]
+    back = np.array([[1 / up, 0, x0], [0, 1 / up, y0], [0, 0, 1.0]])
+    grid.homography = back @ grid.homography
+    return grid
 
 
 def _square_fit(pts_mm: np.ndarray, side: float) -> np.ndarray:
@@ -254,6 +271,9 @@ def fit_scale(
     cfg = settings("scale")
     tile_mm = float(tile_mm or cfg["tile_mm"])
     size = (frame.shape[1], frame.shape[0])
+    lattice = _lattice_scale(frame, surface, tile_mm)
+    if lattice is not None:
+        return lattice
     rough = find_tiles(frame, surface)[: int(cfg["max_tiles"])]
     quads = []
     for q in rough:
@@ -268,3 +288,212 @@ def fit_scale(
         hom, rms = fit_squares(und, tile_mm)
     side = float(np.mean([np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).mean() for q in quads]))
     return ScaleFit(hom, surface.lens_k, side, len(quads), rms, quads)
+
+
+def _tile_groups(surface: Surface) -> list[np.ndarray]:
+    """Silhouettes (uint8 masks, frame size) of the things on the table large enough to be a
+    group of abutting tiles, largest first. A game in progress fills the surface's local-colour
+    window with tiles, so its objects mask breaks a group into fragments; closing it over less
+    than half a tile joins them again. A solid rectangle (the score track, a box) is no group."""
+    cfg = settings("scale")
+    diag = float(np.linalg.norm(surface.corners[2] - surface.corners[0]))
+    k = max(3, round(cfg["group_close_of_diagonal"] * diag) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    closed = cv2.morphologyEx(surface.objects_mask, cv2.MORPH_CLOSE, kernel)
+    contours, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out = []
+    for cnt in sorted(contours, key=cv2.contourArea, reverse=True)[:3]:
+        area = cv2.contourArea(cnt)
+        (_, _), (a, b), _ = cv2.minAreaRect(cnt)
+        if area <= (cfg["tile_of_diagonal"][1] * diag) ** 2:
+            break
+        if area > cfg["group_solid_fill"] * a * b:
+            continue
+        mask = np.zeros_like(surface.objects_mask)
+        cv2.drawContours(mask, [cnt], -1, 1, -1)
+        out.append(mask & closed)  # an empty cell inside the group stays empty
+    return out
+
+
+def _side_targets(cells: set, tile_mm: float):
+    """Every tile side to look for, as (cell, side index N/E/S/W = 0..3, axis, m, q, weight),
+    the side lying at ``pitch * m + q`` mm along ``axis`` (``pitch``: a tile plus the gap between
+    tiles): an outer side is the tile's edge against the table; a side shared with a neighbour is
+    the middle of the gap between them (seen once, and trusted less: the gap is a pixel wide)."""
+    out = []
+    steps = ((0, -1), (1, 0), (0, 1), (-1, 0))
+    for c, r in sorted(cells):
+        for i, (dc, dr) in enumerate(steps):
+            shared = (c + dc, r + dr) in cells
+            if shared and i in (0, 3):
+                continue  # seen from the neighbour's E or S side
+            axis = 1 if i in (0, 2) else 0
+            idx = r if axis else c
+            if shared:
+                out.append(((c, r), i, axis, idx + 0.5, tile_mm / 2, 0.5))
+            else:
+                out.append(((c, r), i, axis, idx, tile_mm if i in (1, 2) else 0.0, 1.0))
+    return out
+
+
+def _irls(residual, theta: np.ndarray, weights: np.ndarray, scale: float, steps: int = 8):
+    """Gauss-Newton with Tukey weights (an art edge taken for a tile edge counts for nothing)."""
+    for _ in range(steps):
+        r = residual(theta)
+        u = r / (4.685 * scale)
+        w = weights * np.where(np.abs(u) < 1, (1 - u**2) ** 2, 0.0)
+        jac = np.empty((len(r), len(theta)))
+        for j in range(len(theta)):
+            d = np.zeros_like(theta)
+            d[j] = 1e-6 * max(1.0, abs(theta[j]))
+            jac[:, j] = (residual(theta + d) - r) / d[j]
+        sw = np.sqrt(w)
+        step, *_ = np.linalg.lstsq(jac * sw[:, None], -r * sw, rcond=None)
+        theta = theta + step
+        if np.max(np.abs(step[:8])) < 1e-9:
+            break
+    r = residual(theta)
+    inl = np.abs(r) < 3 * scale
+    return theta, float(np.sqrt(np.mean(r[inl] ** 2))) if inl.any() else float("inf")
+
+
+def fit_lattice(
+    frame, cells, grid_px, lens_k: float, tile_mm: float = 45.0, rounds: int = 3, undistorted=False
+):
+    """The homography (undistorted pixels -> mm) under which the tiles of a group lie on a square
+    lattice: each tile a ``tile_mm`` square at ``pitch * (col, row)``, the pitch (a tile plus the
+    gap between tiles) fitted too. Edge points are searched along every tile side predicted by the
+    current fit and the homography and the pitch minimise their distances from the lattice lines
+    (robustly), so hundreds of edge points over the whole group fix the perspective and the scale
+    together, where one tile's corners fix them only to a few per cent. ``grid_px`` maps grid
+    coordinates (cell corners at integers) to frame pixels. Returns (H, pitch_mm, rms_mm, quads)
+    with ``quads`` the fitted tiles in frame pixels."""
+    from .table import edge_points
+
+    size = (frame.shape[1], frame.shape[0])
+    cells = sorted(set(cells))
+    g = np.array([[c + u, r + v] for c, r in cells for u, v in ((0, 0), (1, 0), (1, 1), (0, 1))])
+    und = apply(grid_px, g)
+    if not undistorted:
+        und = lens.undistort(und, lens_k, size)
+    # Normalised pixels keep the Gauss-Newton steps well conditioned.
+    centre = und.mean(axis=0)
+    spread = float(np.linalg.norm(und - centre, axis=1).mean())
+    norm = np.array([[1, 0, -centre[0]], [0, 1, -centre[1]], [0, 0, spread]]) / spread
+    norm[2, 2] = 1.0
+    pitch = tile_mm * 1.03
+    grid_to_n, _ = cv2.findHomography(g.astype(np.float64), apply(norm, und))
+    a0 = np.diag([pitch, pitch, 1.0]) @ np.linalg.inv(grid_to_n)
+    theta = np.append((a0 / a0[2, 2]).ravel()[:8], pitch)
+    side_px = float(np.median(np.linalg.norm(und[1::4] - und[0::4], axis=1)))
+    targets = _side_targets(set(cells), tile_mm)
+    by_cell: dict = {}
+    for t in targets:
+        by_cell.setdefault(t[0], []).append(t)
+    rms = float("inf")
+
+    def squares(th):
+        p = th[8]
+        sq = np.array([[0, 0], [tile_mm, 0], [tile_mm, tile_mm], [0, tile_mm]])
+        return {cr: sq + p * np.array(cr, float) for cr in cells}
+
+    def to_px(th, mm):
+        a = np.append(th[:8], 1.0).reshape(3, 3)
+        return apply(np.linalg.inv(norm) @ np.linalg.inv(a), mm)
+
+    for rnd in range(rounds):
+        band = max(2.0, (0.15 if rnd == 0 else 0.07) * side_px)
+        sq = squares(theta)
+        pts, axis, m, q, wts = [], [], [], [], []
+        for cr, sides in by_cell.items():
+            quad = lens.distort(to_px(theta, sq[cr]), lens_k, size)
+            found = edge_points(frame, quad, band=band, samples=12, span=(0.15, 0.85))
+            for _, i, ax, mi, qi, w in sides:
+                pts.append(apply(norm, lens.undistort(found[i], lens_k, size)))
+                n = len(found[i])
+                axis += [ax] * n
+                m += [mi] * n
+                q += [qi] * n
+                wts += [w] * n
+        pts = np.concatenate(pts)
+        axis, m, q, wts = (np.asarray(v, float) for v in (axis, m, q, wts))
+        rows = np.arange(len(pts))
+        ax = axis.astype(int)
+
+        def residual(th, pts=pts, ax=ax, m=m, q=q, rows=rows):
+            mm = _apply_params(th, pts)
+            return mm[rows, ax] - (th[8] * m + q)
+
+        scale = 0.03 * tile_mm if rnd == 0 else 0.015 * tile_mm
+        theta, rms = _irls(residual, theta, wts, scale)
+    hom = np.append(theta[:8], 1.0).reshape(3, 3) @ norm
+    sq = squares(theta)
+    quads = [lens.distort(to_px(theta, sq[cr]), lens_k, size) for cr in cells]
+    return hom / hom[2, 2], float(theta[8]), rms, quads, cells
+
+
+def _apply_params(theta: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    return apply(np.append(theta[:8], 1.0).reshape(3, 3), pts)
+
+
+def _lattice_scale(frame: np.ndarray, surface: Surface, tile_mm: float) -> ScaleFit | None:
+    """The scale from a group of abutting tiles (a game in progress) by :func:`fit_lattice`; None
+    when there is no such group of at least ``scale.min_lattice_tiles`` tiles."""
+    cfg = settings("scale")
+    lo, hi = cfg["lattice_pitch"]
+    for group in _tile_groups(surface):
+        try:
+            grid = _grid(frame, group)
+        except TileNotFound:
+            continue
+        if len(grid.cells) < cfg["min_lattice_tiles"]:
+            continue
+        hom, pitch, rms, quads, cells = fit_lattice(
+            frame, list(grid.cells), grid.homography, surface.lens_k, tile_mm
+        )
+        # Tiles with a gap between them, sharply on their lattice (a score track's squares or a
+        # misread grid are not).
+        if not (lo <= pitch / tile_mm <= hi and rms < cfg["max_lattice_rms"] * tile_mm):
+            continue
+        # A grid at half or twice the tiles' pitch can still fit their edges: the fitted tiles
+        # must cover about as much of the picture as the group does.
+        cover = sum(cv2.contourArea(np.float32(q)) for q in quads) / max(int(group.sum()), 1)
+        if not 0.6 <= cover <= 1.3:
+            continue
+        # The grid fit may count a follower or a shadow beside the group as a tile: keep the cells
+        # the group's silhouette fills, and fit again without the others.
+        full = [c for c, q in zip(cells, quads, strict=True) if _filled(group, q) > 0.8]
+        if len(full) >= cfg["min_lattice_tiles"] and len(full) < len(cells):
+            grid_und = np.linalg.inv(hom) @ np.diag([pitch, pitch, 1.0])
+            hom, pitch, rms, quads, cells = fit_lattice(
+                frame, full, grid_und, surface.lens_k, tile_mm, rounds=2, undistorted=True
+            )
+        break
+    else:
+        return None
+    # The start tile is the origin: with no way to tell it, the tile nearest the table's centre.
+    centre = lens.undistort(surface.corners, surface.lens_k, (frame.shape[1], frame.shape[0]))
+    centre_mm = apply(hom, centre).mean(axis=0)
+    first = int(
+        np.argmin([np.linalg.norm(pitch * np.array(c) + tile_mm / 2 - centre_mm) for c in cells])
+    )
+    origin = np.array(
+        [[1, 0, -pitch * cells[first][0]], [0, 1, -pitch * cells[first][1]], [0, 0, 1.0]]
+    )
+    hom = origin @ hom
+    side = float(np.mean([np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).mean() for q in quads]))
+    order = [first] + [i for i in range(len(quads)) if i != first]
+    return ScaleFit(
+        hom / hom[2, 2], surface.lens_k, side, len(cells), rms, [quads[i] for i in order]
+    )
+
+
+def _filled(mask: np.ndarray, quad: np.ndarray) -> float:
+    """The share of a tile's middle (its corners pulled halfway to its centre) that ``mask``
+    covers."""
+    c = quad.mean(axis=0)
+    inner = np.round(c + 0.5 * (quad - c)).astype(np.int32)
+    cell = np.zeros_like(mask)
+    cv2.fillPoly(cell, [inner], 1)
+    n = int(cell.sum())
+    return float((cell & mask).sum() / n) if n else 0.0

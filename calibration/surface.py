@@ -31,6 +31,7 @@ class Surface:
     colour_lab: np.ndarray  # the table's median Lab colour
     score: float  # how well the region fits its quadrilateral (1 = exactly)
     lens_k: float = 0.0  # division-model distortion that straightens the table edges
+    contrast: float = 100.0  # Lab distance between the table and what lies just outside it
 
 
 def segment(frame: np.ndarray, k: int = 4) -> Surface:
@@ -93,7 +94,25 @@ def segment(frame: np.ndarray, k: int = 4) -> Surface:
     things = ((diff > tol) & (inside > 0)).astype(np.uint8)
     holes = cv2.resize(things, (w, h), interpolation=cv2.INTER_NEAREST)
     colour = np.median(lab[region > 0], axis=0)
-    return Surface(corners, table_mask, holes, colour, score, lens_k)
+    return Surface(corners, table_mask, holes, colour, score, lens_k, _contrast(lab, quad))
+
+
+def _contrast(lab: np.ndarray, quad: np.ndarray) -> float:
+    """Lab distance between the median colours just inside and just outside the outline (work
+    scale): a table of nearly the floor's colour is found by colour alone only unreliably, and
+    the outline's fit score does not show it (the merged region can still be a neat quad)."""
+    h, w = lab.shape[:2]
+    poly = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(poly, [np.round(quad).astype(np.int32)], 1)
+    ring = max(3, round(0.03 * max(h, w)))
+    kernel = np.ones((ring, ring), np.uint8)
+    inner = poly - cv2.erode(poly, kernel)
+    outer = cv2.dilate(poly, kernel) - poly
+    if inner.sum() < 20 or outer.sum() < 20:
+        return 100.0  # the table fills the frame: nothing outside it to compare with
+    return float(
+        np.linalg.norm(np.median(lab[inner > 0], axis=0) - np.median(lab[outer > 0], axis=0))
+    )
 
 
 def _quad(hull: np.ndarray) -> np.ndarray | None:

@@ -93,7 +93,17 @@ def run(frame: np.ndarray, options: Options | None = None, say=print) -> Result:
     else:
         corners, source = surface.corners, "detected"
         note(f"step 1/5 table: outline detected (fit {surface.score:.2f}); check it on the preview")
-        if surface.score < 0.95:
+        cfg = settings("table")
+        if surface.contrast < cfg["min_contrast"]:
+            # Measured on synthetic tables: below this the colour clusters of the table and the
+            # floor merge and the outline is often off by 10 % of the table or more.
+            warn(
+                f"the table's colour is close to the floor's (contrast {surface.contrast:.0f}, "
+                f"needs {cfg['min_contrast']:.0f}), so its outline cannot be trusted: give the "
+                "corners (--corners / --click) or use the corner markers (--markers)"
+            )
+        elif not (cfg["min_fit"] <= surface.score <= 2 - cfg["min_fit"]):
+            # Above 1 the table region spills over its quadrilateral (onto the floor).
             warn(
                 "the detected outline fits the table loosely: confirm it on the preview, or give "
                 "the corners (--corners / --click) or use the corner markers (--markers)"
