@@ -126,3 +126,303 @@ def rectify(image: np.ndarray, corners: np.ndarray, px_per_unit: float = 1.0) ->
     dst = np.float32([[0, 0], [wdt - 1, 0], [wdt - 1, hgt - 1], [0, hgt - 1]])
     m = cv2.getPerspectiveTransform(c, dst)
     return cv2.warpPerspective(image, m, (round(wdt), round(hgt)))
+
+
+# --- the table and the start tile on a live view (replay and the live loop without a profile) ---
+#
+# ``detect`` above is made for photos of whole boards: tiles fill much of the picture and their
+# saturated colours find them. A camera over a table at the start of a game sees the start tile
+# alone (about 2-5 % of the table's diagonal), maybe beside the score track (a large board, the most
+# saturated thing on the table) and a few followers. So here the table is found first (the large
+# region of one colour around the frame's centre), and the start tile is the square thing of a
+# tile's size on it, found by being unlike the table around it rather than by its colour: a snowy
+# tile on a white table has little colour, but its edges, roads and city do differ from the table.
+
+TILE_MM = 45.0
+# A tile against the table's diagonal: tables are about 0.6 m to 2 m across (a small square table
+# has a diagonal of 0.85 m, a long one 2.2 m), widened for the perspective and unusual tables.
+TILE_OF_TABLE = (0.012, 0.1)
+_OUTLINE_WORK = 480
+
+
+@dataclass
+class StartTile:
+    table: np.ndarray  # 4 x 2 table corners (image px, clockwise from the top-left)
+    corners: np.ndarray  # 4 x 2 tile corners (image px, clockwise from the top-left), sub-pixel
+    candidates: int  # how many tile-sized square things were seen on the table
+
+
+def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The table (corners clockwise from the top-left, image px; and its filled mask at frame
+    size) as the large region of one colour that fills the frame's centre but not its border:
+    Lab k-means on a small copy. Raises TableNotLocated."""
+    h, w = frame.shape[:2]
+    s = _OUTLINE_WORK / max(h, w)
+    small = cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+    small = cv2.bilateralFilter(small, 7, 30, 7)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+    sh, sw = lab.shape[:2]
+    k = 4
+    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    cv2.setRNGSeed(7)  # the same frame gives the same outline
+    _, labels, centres = cv2.kmeans(lab.reshape(-1, 3), k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+    labels = labels.reshape(sh, sw)
+    border = np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])
+    centre = labels[sh // 4 : 3 * sh // 4, sw // 4 : 3 * sw // 4]
+    c_share = np.bincount(centre.ravel(), minlength=k) / centre.size
+    b_share = np.bincount(border, minlength=k) / border.size
+    best = int(np.argmax(c_share - b_share))
+    if c_share[best] - b_share[best] < 0.2:
+        raise TableNotLocated("the table does not stand out from its surroundings")
+    mask = (labels == best).astype(np.uint8)
+    # other shades of the table (grain, light falling off): near colours, rare at the border
+    for j in range(k):
+        near = float(np.linalg.norm(centres[j] - centres[best]))
+        if (
+            j != best
+            and b_share[j] < 0.2
+            and (near < 18 or (near < 35 and c_share[j] > b_share[j]))
+        ):
+            mask |= (labels == j).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, lab_cc, stats, _ = cv2.connectedComponentsWithStats(mask)
+    if n <= 1:
+        raise TableNotLocated("no table surface found")
+    big = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    region = (lab_cc == big).astype(np.uint8)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    cnt = max(contours, key=cv2.contourArea)
+    filled = np.zeros_like(region)
+    cv2.drawContours(filled, [cnt], -1, 1, -1)
+    if cv2.contourArea(cnt) < 0.1 * sh * sw:
+        raise TableNotLocated("the table surface found is too small")
+    quad = _four_lines(cnt.reshape(-1, 2).astype(np.float64))
+    if quad is None:
+        quad = _quad(cnt, 0.01)
+    quad = _fit_sides(cnt.reshape(-1, 2).astype(np.float64), order_corners(quad))
+    corners = order_corners(quad / s)
+    return corners, cv2.resize(filled, (w, h), interpolation=cv2.INTER_NEAREST)
+
+
+def _four_lines(points: np.ndarray, tol: float = 1.5) -> np.ndarray | None:
+    """The outline's four straight sides by sequential RANSAC on its contour points: a shadow or
+    a glare cutting into the table's region is short beside a table edge, and the convex hull
+    would take its cut for a side."""
+    rng = np.random.default_rng(0)
+    pool = points
+    lines = []
+    for _ in range(4):
+        if len(pool) < 20:
+            return None
+        i, j = rng.integers(0, len(pool), (2, 600))
+        d = pool[j] - pool[i]
+        length = np.linalg.norm(d, axis=1)
+        ok = length > 15
+        i, d, length = i[ok], d[ok], length[ok]
+        nrm = np.stack([-d[:, 1], d[:, 0]], axis=1) / length[:, None]
+        dist = np.abs(np.einsum("pnk,pk->pn", pool[None] - pool[i][:, None], nrm))
+        best = int(np.argmax((dist < tol).sum(axis=1)))
+        inl = pool[dist[best] < tol]
+        mean = inl.mean(axis=0)
+        _, _, vt = np.linalg.svd(inl - mean)
+        lines.append((mean, vt[0]))
+        far = np.abs((pool - mean) @ np.array([-vt[0][1], vt[0][0]])) > 2 * tol
+        pool = pool[far]
+    centre = points.mean(axis=0)
+    lines.sort(key=lambda ln: np.arctan2(ln[0][1] - centre[1], ln[0][0] - centre[0]))
+    quad = _intersect(lines[1:] + lines[:1])
+    if quad is None:
+        return None
+    area = cv2.contourArea(quad.astype(np.float32))
+    if not cv2.isContourConvex(quad.astype(np.float32)) or area < 0.5 * cv2.contourArea(
+        points.astype(np.float32)
+    ):
+        return None
+    return order_corners(quad)
+
+
+def _fit_sides(points: np.ndarray, quad: np.ndarray, rounds: int = 3) -> np.ndarray:
+    """Lines through the contour points near the middle of each side (rounded corners and things
+    at the corners do not count), intersected: straighter than the polygon's own corners."""
+    for _ in range(rounds):
+        lines = []
+        for i in range(4):
+            a, b = quad[i], quad[(i + 1) % 4]
+            length = np.linalg.norm(b - a)
+            d = (b - a) / length
+            rel = points - a
+            t = rel @ d / length
+            dist = np.abs(rel @ np.array([-d[1], d[0]]))
+            sel = points[(t > 0.15) & (t < 0.85) & (dist < max(3.0, 0.03 * length))]
+            if len(sel) < 10:
+                return quad
+            vx, vy, x0, y0 = cv2.fitLine(sel.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
+            lines.append((np.array([x0[0], y0[0]]), np.array([vx[0], vy[0]])))
+        out = _intersect(lines)
+        if out is None:
+            break
+        quad = out
+    return quad
+
+
+def _intersect(lines) -> np.ndarray | None:
+    """Corner i where line i-1 meets line i (lines as point, direction)."""
+    out = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[(i - 1) % 4], lines[i]
+        mat = np.column_stack([d1, -d2])
+        if abs(np.linalg.det(mat)) < 1e-9:
+            return None
+        sol = np.linalg.solve(mat, p2 - p1)
+        out.append(p1 + sol[0] * d1)
+    return np.asarray(out)
+
+
+def objects_on_table(frame: np.ndarray, table_mask: np.ndarray) -> np.ndarray:
+    """uint8 0/1 at frame size: what differs from the table around it. The table's own colour is
+    a wide median (several tiles across) at a small scale, so uneven light and glare stay table,
+    and the difference is taken at full resolution, where a start tile is 20-60 px wide."""
+    h, w = frame.shape[:2]
+    s = _OUTLINE_WORK / max(h, w)
+    small = cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+    local = cv2.medianBlur(small, 2 * (small.shape[1] // 24) + 1)
+    local = cv2.resize(local, (w, h), interpolation=cv2.INTER_LINEAR)
+    lab = cv2.cvtColor(cv2.GaussianBlur(frame, (3, 3), 0), cv2.COLOR_BGR2Lab).astype(np.float32)
+    diff = np.linalg.norm(lab - cv2.cvtColor(local, cv2.COLOR_BGR2Lab).astype(np.float32), axis=2)
+    inside = table_mask > 0
+    if not inside.any():
+        raise TableNotLocated("no table surface found")
+    tol = max(10.0, 3.0 * float(np.quantile(diff[inside], 0.75)))
+    return ((diff > tol) & inside).astype(np.uint8)
+
+
+def find_start_tile(frame: np.ndarray) -> StartTile:
+    """The table and the start tile alone on it (sub-pixel corners). Raises TableNotLocated or
+    NoTiles with what was seen."""
+    corners, _ = table_outline(frame)
+    diag = float(np.linalg.norm(corners[2] - corners[0]))
+    # Inside the outline, not inside the table's colour region: a shadow or a glare splits that
+    # region (the start tile may lie in a hole of it), the straight sides are surer.
+    inside = np.zeros(frame.shape[:2], np.uint8)
+    centre = corners.mean(axis=0)
+    shrunk = centre + (corners - centre) * (1 - 0.02)  # not the table's rim
+    cv2.fillPoly(inside, [np.round(shrunk).astype(np.int32)], 1)
+    objects = objects_on_table(frame, inside)
+    # join the tile's art (a snowy tile is table-white between its roads and city) into one blob
+    k = max(3, round(0.006 * diag) | 1)
+    blobs = cv2.morphologyEx(objects, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    contours, _ = cv2.findContours(blobs, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    # sizes compared with the table's perspective undone: a tile has the same area anywhere on it
+    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    to_unit = cv2.getPerspectiveTransform(np.float32(corners), unit)
+    lo, hi = TILE_OF_TABLE
+    found = []
+    for cnt in contours:
+        if cv2.contourArea(cnt) < 30:
+            continue
+        hull = cv2.convexHull(cnt)
+        fill = cv2.contourArea(cnt) / max(cv2.contourArea(hull), 1.0)
+        box = order_corners(cv2.boxPoints(cv2.minAreaRect(cnt)))
+        side = np.sqrt(cv2.contourArea(np.float32(box)))
+        if not (lo * diag <= side <= hi * diag):
+            continue
+        (_, _), (a, b), _ = cv2.minAreaRect(cnt)
+        rect_fill = cv2.contourArea(cnt) / max(a * b, 1.0)
+        if max(a, b) / max(min(a, b), 1e-6) > 1.5 or rect_fill < 0.7 or fill < 0.85:
+            continue
+        area_unit = cv2.contourArea(
+            cv2.perspectiveTransform(box.reshape(-1, 1, 2).astype(np.float32), to_unit)
+        )
+        found.append((area_unit, rect_fill, box))
+    if not found:
+        raise NoTiles(
+            "no tile-sized square thing on the table: lay the start tile alone, away from the "
+            "score track and other things"
+        )
+    # a standing follower is square-ish too, but a fraction of a tile: keep the largest kind
+    biggest = max(f[0] for f in found)
+    tiles = [f for f in found if f[0] >= 0.45 * biggest]
+    _, _, box = max(tiles, key=lambda f: (f[1], f[0]))
+    refined = refine_square(frame, box)
+    return StartTile(corners, refined, len(tiles))
+
+
+def refine_square(frame: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.ndarray:
+    """A tile's corners to sub-pixel precision: on each side the strongest colour edge along the
+    normal (gradient centroid), a robust line through those points, the lines intersected."""
+    quad = np.asarray(quad, np.float64).reshape(4, 2)
+    img = cv2.GaussianBlur(frame, (3, 3), 0).astype(np.float32)
+    for r in range(rounds):
+        side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
+        band = max(3.0, (0.15 if r == 0 else 0.06) * side)
+        lines = []
+        for pts in _edge_points(img, quad, band):
+            line = _robust_line(pts, tol=max(0.6, 0.02 * side))
+            if line is None:
+                return quad
+            lines.append(line)
+        out = _intersect(lines)  # corner i between sides i-1 and i
+        if out is None or np.max(np.linalg.norm(out - quad, axis=1)) > max(0.3 * side, 6.0):
+            return quad  # the fit ran off: keep what we had
+        quad = out
+    return quad
+
+
+def _edge_points(img: np.ndarray, quad: np.ndarray, band: float, samples: int = 24):
+    centre = quad.mean(axis=0)
+    ts = np.linspace(0.15, 0.85, samples)
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = (b - a) / np.linalg.norm(b - a)
+        nrm = np.array([-d[1], d[0]])
+        if np.dot(centre - a, nrm) > 0:
+            nrm = -nrm  # outward
+        base = a + np.outer(ts, b - a)
+        off, _ = edge_offsets(img, base, np.tile(nrm, (len(base), 1)), band)
+        yield base + off[:, None] * nrm
+
+
+def edge_offsets(img: np.ndarray, base: np.ndarray, normals: np.ndarray, band: float):
+    """Where the strongest colour edge lies along each normal (``base`` N x 2 points, ``normals``
+    N x 2 unit vectors, searched within +-``band`` px of ``img``, a float image): offsets (px,
+    sub-pixel: the centroid of the gradient around its peak, unbiased by the sampling phase; a
+    thin gap between two tiles gives its middle) and the edge strengths."""
+    step = 0.25
+    offsets = np.arange(-band, band + 0.01, step)
+    pts = (base[:, None, :] + offsets[None, :, None] * normals[:, None, :]).astype(np.float32)
+    vals = cv2.remap(
+        img, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    vals = vals.reshape(len(base), len(offsets), -1)
+    grad = np.linalg.norm(np.diff(vals, axis=1), axis=2)
+    k = np.argmax(grad, axis=1).astype(np.float64)
+    strength = grad.max(axis=1)
+    half = round(1.5 / step)
+    for _ in range(3):  # the centroid in a window re-centred on the last centroid
+        idx = np.round(k)[:, None].astype(int) + np.arange(-half, half + 1)[None, :]
+        idx = np.clip(idx, 0, grad.shape[1] - 1)
+        win = np.take_along_axis(grad, idx, axis=1)
+        win = np.clip(win - win.min(axis=1, keepdims=True), 0, None) + 1e-9
+        k = (win * idx).sum(axis=1) / win.sum(axis=1)
+    return offsets[0] + step * (k + 0.5), strength
+
+
+def _robust_line(pts: np.ndarray, tol: float):
+    """(point, direction) through the largest collinear subset (every pair tried: the art's own
+    edges near the border can hold many points), refitted by least squares."""
+    n = len(pts)
+    if n < 4:
+        return None
+    i, j = np.triu_indices(n, k=max(1, n // 6))
+    d = pts[j] - pts[i]
+    length = np.linalg.norm(d, axis=1)
+    ok = length > 1e-6
+    i, d, length = i[ok], d[ok], length[ok]
+    nrm = np.stack([-d[:, 1], d[:, 0]], axis=1) / length[:, None]
+    dist = np.abs(np.einsum("pnk,pk->pn", pts[None, :, :] - pts[i][:, None, :], nrm))
+    inliers = dist <= tol
+    best = int(np.argmax(inliers.sum(axis=1) - 0.01 * dist.clip(max=tol).sum(axis=1)))
+    sel = pts[inliers[best]]
+    mean = sel.mean(axis=0)
+    _, _, vt = np.linalg.svd(sel - mean)
+    return mean, vt[0]

@@ -269,32 +269,272 @@ def _fit(src, dst) -> np.ndarray:
     return h
 
 
+# Cells are a tile plus the gap between laid tiles apart. One tile alone cannot show the gap; laid
+# tiles leave about 1-2 mm (the synthetic renderer 1.7 mm on average), and refine() measures it
+# once tiles are down.
+GAP_MM = 1.2
+
+
 def from_detection(frame: np.ndarray, cell_px: int = 48) -> Rectifier:
-    """Find the table and the grid on a frame that shows the start tile alone (still-image
-    detection of ``meeplecam.vision``), naming the tile's cell (0, 0).
+    """Find the table and the start tile alone on it (``meeplecam.vision.table.find_start_tile``)
+    on a frame that shows the start tile, naming the tile's cell (0, 0), its top side north.
 
-    Raises VisionError (``TableNotLocated``, ``GridNotFound``, ``NoTiles``) when it cannot.
+    The table's outline (a rectangle: its far-apart corners fix the perspective and, through the
+    camera model, its proportions) and the tile (a 45 mm square: it fixes the scale and the grid's
+    angle) give the homography. Raises VisionError (``TableNotLocated``, ``NoTiles``) when it
+    cannot: a ValueError, so the tracker keeps waiting for a better view.
     """
-    from meeplecam.vision import grid as grid_stage
     from meeplecam.vision import table as table_stage
-    from meeplecam.vision.errors import NoTiles
 
-    table = table_stage.detect(frame)
-    grid = grid_stage.detect(table)
-    if not grid.cells:
-        raise NoTiles("no tile found on the first settled frame (the start tile)")
-    col, row = max(grid.cells, key=lambda c: grid.cells[c])
-    # grid.homography maps grid coordinates to *work* pixels or image pixels; scale to image px.
-    h = np.asarray(grid.homography, np.float64)
-    scale = getattr(table, "scale", 1.0) or 1.0
-    work_to_image = np.diag([1 / scale, 1 / scale, 1.0])
-    probe = h @ np.array([col + 0.5, row + 0.5, 1.0])
-    u, v = probe[:2] / probe[2]
-    fh, fw = frame.shape[:2]
-    if u > fw * scale * 1.01 or v > fh * scale * 1.01 or scale == 1.0:
-        work_to_image = np.eye(3)
-    rect = Rectifier(work_to_image @ h, cell_px, (fw, fh))
-    return rect.shifted(col, row)
+    found = table_stage.find_start_tile(frame)
+    h, w = frame.shape[:2]
+    hom = start_tile_homography(found.table, found.corners, (w, h))
+    return Rectifier(hom, cell_px, (w, h))
+
+
+def start_tile_homography(table_px, tile_px, size, tile_mm: float = 45.0, gap_mm: float = GAP_MM):
+    """Grid -> image homography from the table outline and the start tile's corners (both image
+    px, clockwise from the top-left): the tile's top side is north."""
+    import cv2
+
+    table_px = np.asarray(table_px, np.float64).reshape(4, 2)
+    tile_px = np.asarray(tile_px, np.float64).reshape(4, 2)
+    unit = np.float32([[0, 0], [1000, 0], [1000, 1000], [0, 1000]])
+    h_unit = cv2.getPerspectiveTransform(np.float32(table_px), unit).astype(np.float64)
+    c = _apply(h_unit, tile_px)
+    e1 = ((c[1] - c[0]) + (c[2] - c[3])) / 2
+    e2 = ((c[3] - c[0]) + (c[2] - c[1])) / 2
+    # a square of side t turned by a under diag(sx, sy): e1 = t (sx cos a, sy sin a),
+    # e2 = t (-sx sin a, sy cos a), so |(e1x, e2x)| = t sx and |(e1y, e2y)| = t sy
+    sx = np.hypot(e1[0], e2[0]) / tile_mm
+    sy = np.hypot(e1[1], e2[1]) / tile_mm
+    aspect = rectangle_aspect(table_px, size)
+    if aspect is None or abs((sy / sx) / aspect - 1) > 0.15:
+        # The outline is no rectangle under a plausible camera (a shadow or the floor cut into
+        # it): its perspective would mislead more than it helps. The tile alone, as an affine
+        # map (no perspective over the few cells around it), until refine() sees more tiles.
+        h_unit = np.eye(3)
+        c = tile_px
+        e1 = ((c[1] - c[0]) + (c[2] - c[3])) / 2
+        e2 = ((c[3] - c[0]) + (c[2] - c[1])) / 2
+        affine = np.array([[e1[0], e2[0], c[0, 0]], [e1[1], e2[1], c[0, 1]], [0, 0, 1.0]])
+        # the corners' mean is the tile's centre whatever the affine's skew
+        affine[:2, 2] += c.mean(axis=0) - _apply(affine, [(0.5, 0.5)])[0]
+        grow = (tile_mm + gap_mm) / tile_mm
+        centre = np.array([[grow, 0, 0.5 - 0.5 * grow], [0, grow, 0.5 - 0.5 * grow], [0, 0, 1]])
+        return affine @ centre
+    # The table's proportions (from its far-apart corners) are surer than those of a 20-60 px
+    # tile; the tile's area still gives the scale.
+    s = np.sqrt(sx * sy)
+    sx, sy = s / np.sqrt(aspect), s * np.sqrt(aspect)
+    to_mm = np.diag([1 / sx, 1 / sy, 1.0]) @ h_unit
+    q = _apply(to_mm, tile_px)
+    centre = q.mean(axis=0)
+    # the tile's angle: the mean direction of its four sides, each turned onto the top side's
+    angles = []
+    for i in range(4):
+        d = q[(i + 1) % 4] - q[i]
+        angles.append(np.arctan2(d[1], d[0]) - i * np.pi / 2)
+    a = np.angle(np.mean(np.exp(1j * np.array(angles))))
+    p = tile_mm + gap_mm
+    ca, sa = np.cos(a) * p, np.sin(a) * p
+    grid_to_mm = np.array(
+        [
+            [ca, -sa, centre[0] - 0.5 * (ca - sa)],
+            [sa, ca, centre[1] - 0.5 * (sa + ca)],
+            [0, 0, 1.0],
+        ]
+    )
+    hom = np.linalg.inv(to_mm) @ grid_to_mm
+    return hom / hom[2, 2]
+
+
+class CorrectedRectifier(MappedRectifier):
+    """A rectifier with a small grid-side homography correction ``C`` in front of another one
+    (which keeps its own mapping, lens distortion included): grid -> C -> base."""
+
+    def __init__(self, base: Rectifier, correction: np.ndarray):
+        self.base = base
+        self.correction = np.asarray(correction, np.float64).reshape(3, 3)
+        super().__init__(base.grid_to_image @ self.correction, base.cell_px, base.frame_size)
+        self._maps = {}
+
+    def to_image(self, grid_points) -> np.ndarray:
+        return self.base.to_image(_apply(self.correction, grid_points))
+
+    def shifted(self, dx: int, dy: int) -> CorrectedRectifier:
+        t = np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1.0]])
+        return CorrectedRectifier(self.base, self.correction @ t)
+
+
+def _corrected(rectifier: Rectifier, correction: np.ndarray) -> Rectifier:
+    if type(rectifier) is Rectifier:
+        return Rectifier(
+            rectifier.grid_to_image @ correction, rectifier.cell_px, rectifier.frame_size
+        )
+    if isinstance(rectifier, CorrectedRectifier):
+        return CorrectedRectifier(rectifier.base, rectifier.correction @ correction)
+    return CorrectedRectifier(rectifier, correction)
+
+
+def _border_samples(cells, per_side: int = 7):
+    """Grid points along every side of the given cells (each side once) and their grid normals.
+    A side between two laid tiles is their gap; a side facing an empty cell is a tile's edge."""
+    ts = np.linspace(0.12, 0.88, per_side)
+    pts, nrm = [], []
+    sides = set()
+    for x, y in cells:
+        sides |= {("h", x, y), ("h", x, y + 1), ("v", x, y), ("v", x + 1, y)}
+    for kind, x, y in sorted(sides):
+        if kind == "h":  # the line y, from x to x+1
+            pts += [(x + t, y) for t in ts]
+            nrm += [(0.0, 1.0)] * per_side
+        else:
+            pts += [(x, y + t) for t in ts]
+            nrm += [(1.0, 0.0)] * per_side
+    return np.asarray(pts, np.float64), np.asarray(nrm, np.float64)
+
+
+def _image_normals(rect: Rectifier, pts: np.ndarray, nrm: np.ndarray, eps: float = 0.02):
+    """Image points and unit image normals of grid points with grid normals."""
+    a = rect.to_image(pts)
+    b = rect.to_image(pts + eps * nrm[:, ::-1])  # along the side
+    d = b - a
+    d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-12
+    return a, np.stack([-d[:, 1], d[:, 0]], axis=1)
+
+
+def border_score(rectifier: Rectifier, frame: np.ndarray, cells) -> float:
+    """How well the grid's lines fall on the laid tiles' borders and gaps: the mean colour
+    gradient across the predicted side lines, at the lines themselves (higher is better)."""
+    from meeplecam.vision.table import edge_offsets
+
+    cells = list(cells)
+    if not cells:
+        return 0.0
+    img = _float_image(frame)
+    pts, nrm = _border_samples(cells)
+    base, normals = _image_normals(rectifier, pts, nrm)
+    _, strength = edge_offsets(img, base, normals, 0.5)
+    return float(np.mean(strength))
+
+
+def _float_image(frame: np.ndarray) -> np.ndarray:
+    import cv2
+
+    return cv2.GaussianBlur(frame, (3, 3), 0).astype(np.float32)
+
+
+def refine(
+    rectifier: Rectifier, frame: np.ndarray, cells, rounds: int = 4, band: float = 0.12
+) -> Rectifier:
+    """The grid re-fitted to the borders and gaps of the laid tiles in ``cells`` (grid cells that
+    hold a tile in ``frame``): each side of each tile is looked for within ``band`` cells of where
+    the grid puts it, and a small homography correction on the grid side (8 parameters, damped
+    towards none, robust to the art's own edges by Tukey weights) moves the lines onto them.
+
+    One tile fixes its angle and scale only roughly (a few pixels of error become many cells
+    away); every laid tile adds sides far apart. Returns the input unchanged when the fit does
+    not improve :func:`border_score` (so it is never worse than the input), else a rectifier of
+    the same kind (a lens-mapped one keeps its lens: the correction goes in front of it).
+
+    The tracker calls it after each commit with the cells on the board, e.g.
+    ``self.rectifier = refine(self.rectifier, frame, self.game.board.tiles)``, and re-cuts its
+    baseline if the rectifier changed (``result is not self.rectifier``).
+    """
+    from meeplecam.vision.table import edge_offsets
+
+    cells = sorted({(int(c[0]), int(c[1])) for c in cells})
+    if not cells or frame is None:
+        return rectifier
+    img = _float_image(frame)
+    pts, nrm = _border_samples(cells)
+    # normalised grid coordinates around the laid cells: the 8 parameters are of like size
+    arr = np.asarray(cells, np.float64) + 0.5
+    centre = arr.mean(axis=0)
+    spread = max(1.0, float(np.abs(arr - centre).max()) + 0.5)
+    norm = np.array(
+        [[1 / spread, 0, -centre[0] / spread], [0, 1 / spread, -centre[1] / spread], [0, 0, 1]]
+    )
+    denorm = np.linalg.inv(norm)
+    # a pixel along a normal, in cells: the search band and the robust scale are set in px
+    px_per_cell = float(
+        np.median(np.linalg.norm(rectifier.to_image(pts + nrm) - rectifier.to_image(pts), axis=1))
+    )
+    theta = np.zeros(8)
+    # damping: perspective terms need sides far apart, one tile's four sides cannot fix them
+    prior = np.array([1, 1, 1, 1, 1, 1, 30, 30], np.float64) * (0.5 / len(cells))
+
+    def correction(th):
+        delta = np.array([[1 + th[0], th[1], th[2]], [th[3], 1 + th[4], th[5]], [th[6], th[7], 1]])
+        return denorm @ delta @ norm
+
+    current = rectifier
+    for r in range(rounds):
+        rect = _corrected(rectifier, correction(theta))
+        base, normals = _image_normals(rect, pts, nrm)
+        search = max(2.0, band * px_per_cell * (0.6**r))
+        off, strength = edge_offsets(img, base, normals, search)
+        target = base + off[:, None] * normals
+        keep = strength > 0.25 * np.median(strength)
+        if keep.sum() < 8:
+            break
+
+        # Gauss-Newton on the point-to-line distances (numerical Jacobian, 8 parameters)
+        def resid(th, target=target, normals=normals, keep=keep):
+            proj = _corrected(rectifier, correction(th)).to_image(pts[keep])
+            return np.einsum("ij,ij->i", proj - target[keep], normals[keep])
+
+        r0 = resid(theta)
+        jac = np.empty((len(r0), 8))
+        for k in range(8):
+            step = np.zeros(8)
+            step[k] = 1e-5
+            jac[:, k] = (resid(theta + step) - r0) / 1e-5
+        scale = max(0.5, 1.4826 * float(np.median(np.abs(r0))))
+        # IRLS with Tukey's biweight (an inner edge of the art is an outlier); the Jacobian is
+        # kept: it barely moves over such small steps
+        for _ in range(3):
+            u = r0 / (4.685 * scale)
+            w = np.where(np.abs(u) < 1, (1 - u**2) ** 2, 0.0)
+            a = jac.T @ (w[:, None] * jac) + np.diag(prior * px_per_cell**2)
+            g = jac.T @ (w * r0) + prior * px_per_cell**2 * theta
+            step = -np.linalg.solve(a, g)
+            r_new = resid(theta + step)
+            scale = max(0.5, 1.4826 * float(np.median(np.abs(r_new))))
+            r0, theta = r_new, theta + step
+        current = _corrected(rectifier, correction(theta))
+    if current is rectifier:
+        return rectifier
+    before = border_score(rectifier, frame, cells)
+    after = border_score(current, frame, cells)
+    return current if after > before else rectifier
+
+
+def rectangle_aspect(quad_px, size) -> float | None:
+    """Width over depth of the rectangle seen as ``quad_px`` (clockwise from the top-left), for a
+    camera with square pixels and its principal point at the frame's centre (Zhang and He's
+    whiteboard method); None when the view is too nearly head-on to tell."""
+    c = np.array([(size[0] - 1) / 2, (size[1] - 1) / 2])
+    q = np.asarray(quad_px, float) - c
+    m1, m2, m4, m3 = (np.r_[p, 1.0] for p in q)  # TL, TR, BR, BL
+    k2 = np.dot(np.cross(m1, m4), m3) / np.dot(np.cross(m2, m4), m3)
+    k3 = np.dot(np.cross(m1, m4), m2) / np.dot(np.cross(m3, m4), m2)
+    n2, n3 = k2 * m2 - m1, k3 * m3 - m1
+    if abs(n2[2] * n3[2]) < 1e-12:
+        return None
+    f2 = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
+    if not np.isfinite(f2) or f2 <= (0.3 * max(size)) ** 2 or f2 >= (5 * max(size)) ** 2:
+        return None
+    a2 = (n2[0] ** 2 + n2[1] ** 2) / f2 + n2[2] ** 2
+    a3 = (n3[0] ** 2 + n3[1] ** 2) / f2 + n3[2] ** 2
+    return float(np.sqrt(a2 / a3))
+
+
+def _apply(hom: np.ndarray, pts) -> np.ndarray:
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    h = np.c_[pts, np.ones(len(pts))] @ np.asarray(hom).T
+    return h[:, :2] / h[:, 2:3]
 
 
 __all__ = [
@@ -304,8 +544,11 @@ __all__ = [
     "ProfileRectifier",
     "Rectifier",
     "Window",
+    "border_score",
     "fit_grid_to_mm",
     "from_detection",
     "from_truth",
     "profile_locator",
+    "refine",
+    "start_tile_homography",
 ]

@@ -132,7 +132,22 @@ def replay(
                     on_observation(obs, tracker)
                 _handle(obs, game, result)
     result.latencies = tracker.latencies
+    _explain_silence(tracker, result)
     return result
+
+
+def _explain_silence(tracker: Tracker, result: ReplayResult) -> None:
+    """A replay that read nothing says why (the tracker's last status), so that an empty record
+    is never mistaken for an empty game."""
+    if result.frames == 0:
+        result.warnings.append("the source held no frames")
+    elif tracker.rectifier is None:
+        result.warnings.append(
+            f"the table or the start tile was never located ({tracker.status}): show the start "
+            "tile alone on the table in the first still view, or give a calibration profile"
+        )
+    elif result.commits == 0 and result.questions == 0:
+        result.warnings.append(f"no turn was read (last status: {tracker.status})")
 
 
 def _handle(obs, game: Game, result: ReplayResult) -> None:

@@ -66,6 +66,24 @@ def test_replay_bad_inputs(tmp_path, capsys):
     assert "share the colour" in capsys.readouterr().err
 
 
+def test_replay_says_why_it_read_nothing(tmp_path, capsys):
+    """A view without a start tile never gives the tracker its geometry: replay must not end
+    silently with an empty record, but say why (with and without --json)."""
+    rng = np.random.default_rng(3)
+    frame = np.full((240, 320, 3), (90, 120, 150), np.uint8)
+    frame = cv2.add(frame, rng.integers(0, 6, frame.shape, dtype=np.uint8))
+    for i in range(12):
+        cv2.imwrite(str(tmp_path / f"f{i}.png"), frame)
+    assert main(["replay", str(tmp_path), "--players", "red,yellow"]) == 0
+    out = capsys.readouterr().out
+    assert "0 turns read" in out
+    assert "warning: the table or the start tile was never located" in out
+    assert main(["replay", str(tmp_path), "--json", "--players", "red,yellow"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["turns"] == []
+    assert any("never located" in w and "show the start tile" in w for w in record["warnings"])
+
+
 class FakeSession:
     """The sink side of the web app: applies commits, queues questions, keeps warnings."""
 

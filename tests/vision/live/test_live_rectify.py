@@ -1,0 +1,72 @@
+"""Grid geometry of the live loop: the start tile found alone on a table, and the grid re-fitted
+to the laid tiles' borders (``rectify.refine``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from meeplecam.vision.live import rectify
+from meeplecam.vision.live.rectify import Rectifier
+
+
+def _last_frame(drawn_game, drawn_frames):
+    return drawn_frames[-1], list(drawn_game.game.board.tiles)
+
+
+def _error(rect: Rectifier, truth: Rectifier, cells) -> np.ndarray:
+    pts = [(x + a, y + b) for x, y in cells for a in (0, 1) for b in (0, 1)]
+    return np.linalg.norm(rect.to_image(pts) - truth.to_image(pts), axis=1)
+
+
+def test_refine_pulls_a_perturbed_grid_back_to_the_truth(drawn_game, drawn_frames):
+    frame, cells = _last_frame(drawn_game, drawn_frames)
+    assert len(cells) >= 8
+    truth = Rectifier(drawn_game.grid_to_image, frame_size=frame.shape[1::-1])
+    a = np.deg2rad(1.2)  # what one small start tile leaves: a degree, 2 %, a tenth of a cell
+    perturb = np.array(
+        [[1.02 * np.cos(a), -np.sin(a), 0.1], [np.sin(a), 1.02 * np.cos(a), -0.08], [0, 0, 1.0]]
+    )
+    bad = Rectifier(truth.grid_to_image @ perturb, frame_size=truth.frame_size)
+    before = _error(bad, truth, cells)
+    fixed = rectify.refine(bad, frame, cells)
+    after = _error(fixed, truth, cells)
+    assert before.mean() > 2.0
+    assert after.mean() < 0.35 * before.mean() and after.mean() < 1.0, (before.mean(), after)
+    assert rectify.border_score(fixed, frame, cells) > rectify.border_score(bad, frame, cells)
+    # the truth itself stays where it is
+    kept = rectify.refine(truth, frame, cells)
+    assert _error(kept, truth, cells).max() < 1.5  # the drawn art is cut to whole pixels
+
+
+def test_refine_never_returns_a_worse_grid(drawn_game, drawn_frames):
+    frame, cells = _last_frame(drawn_game, drawn_frames)
+    truth = Rectifier(drawn_game.grid_to_image, frame_size=frame.shape[1::-1])
+    out = rectify.refine(truth, np.zeros_like(frame), cells)  # nothing to fit to
+    assert out is truth
+    assert rectify.refine(truth, frame, []) is truth
+
+
+def test_start_tile_found_alone_on_a_table():
+    """A table (with its perspective) holding a score track, a follower and the start tile: the
+    start tile, not the larger board nor the follower, names cell (0, 0)."""
+    import cv2
+
+    h_img = np.array([[0.9, 0.05, 300], [-0.02, 0.75, 150], [0, 0.0002, 1.0]])
+    frame = np.full((600, 1000, 3), (40, 45, 50), np.uint8)  # the floor
+    rng = np.random.default_rng(1)
+
+    def quad(x0, y0, x1, y1):
+        pts = np.float64([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+        return rectify._apply(h_img, pts)
+
+    cv2.fillPoly(frame, [np.int32(quad(0, 0, 700, 500))], (225, 230, 232))  # a white table
+    cv2.fillPoly(frame, [np.int32(quad(480, 40, 660, 160))], (60, 140, 200))  # score track
+    cv2.fillPoly(frame, [np.int32(quad(150, 380, 160, 390))], (30, 30, 200))  # a follower
+    tile = quad(300, 220, 330, 250)
+    cv2.fillPoly(frame, [np.int32(np.round(tile))], (190, 200, 205))
+    inner = quad(300, 220, 330, 228)
+    cv2.fillPoly(frame, [np.int32(np.round(inner))], (60, 110, 190))  # a city along the top
+    frame = cv2.add(frame, rng.integers(0, 4, frame.shape, dtype=np.uint8))
+    rect = rectify.from_detection(frame)
+    err = np.linalg.norm(rect.to_image([(0, 0), (1, 1)]) - tile[[0, 2]], axis=1)
+    assert err.max() < 1.5, err
