@@ -75,6 +75,7 @@ class TrackerConfig:
     small_change: float = 0.03  # part of a cell that changes when a follower comes or goes
     vanish_change: float = 0.7  # most of a cell a returning (standing) follower may change
     warning_patience: int = 3  # settled readings a warning waits for the table to be put right
+    refine_grid: bool = True  # re-fit a grid found on the table to the tiles after each turn
     drift_threshold: int = 10  # grey levels a thumbnail pixel must drift by ...
     drift_fraction: float = 0.00015  # ... on this part of the thumbnail to read again
     texture_ratio: float = 1.6  # busier (or calmer) by this factor: something lies there
@@ -118,6 +119,7 @@ class Pending:
     crop: np.ndarray
     follower: np.ndarray | None  # mask in the crop
     log_len: int
+    frame: np.ndarray | None = None  # the settled view it was read on
     observation: Observation | None = None
     margin: float = 0.0  # how far the reading's best option led the runner-up
 
@@ -142,6 +144,7 @@ class Tracker:
         self.learn_from_answers = learn_from_answers
         self.config = config or TrackerConfig()
         self.rectifier = rectifier
+        self.located = False  # the geometry was found on the table (not given): refine it
         self.locate = locate  # frame -> Rectifier, when none is given (first settled frame)
         self.scorer = scorer or TerrainScorer(self.config.scorer, colours)
         if hasattr(self.scorer, "players"):
@@ -221,6 +224,7 @@ class Tracker:
                 return S.WAITING_FOR_START
             try:
                 self.rectifier = self.locate(self._frame)
+                self.located = True
             except ValueError as exc:
                 self.status = f"show the start tile: {exc}"
                 return S.WAITING_FOR_START
@@ -357,7 +361,10 @@ class Tracker:
     def _accept(self, pending: Pending) -> None:
         """The consumer applied a turn: learn from it and make its look the baseline."""
         event = self.game.log[-1]
-        self._set_baseline(pending.board)
+        board = pending.board
+        if self.located and self.config.refine_grid and pending.frame is not None:
+            board = self._refine_grid(pending.frame, board)
+        self._set_baseline(board)
         obs = pending.observation
         if isinstance(event, Turn) and event.cell == pending.cell:
             self.certainty[pending.cell] = pending.margin if isinstance(obs, Commit) else 0.0
@@ -377,6 +384,20 @@ class Tracker:
         for follower in self.game.results[-1].returned:
             self.expected_vanish.add(follower.cell)
         self.status = "watching"
+
+    def _refine_grid(self, frame: np.ndarray, board: Board) -> Board:
+        """Found on the table, the grid came from the start tile alone (or a calibration from
+        it): a few pixels of error there become many cells away. Every laid tile adds borders
+        far apart, so the grid is re-fitted to them after each turn (never to a worse fit), and
+        the baseline is cut again with it."""
+        from .rectify import refine
+
+        assert self.rectifier is not None
+        refined = refine(self.rectifier, frame, self.game.board.tiles)
+        if refined is self.rectifier:
+            return board
+        self.rectifier = refined
+        return refined.board(frame, self.window())
 
     # --- seeing ------------------------------------------------------------------------------
     def window(self) -> Window:
@@ -571,7 +592,9 @@ class Tracker:
         if not ranked:
             return Warning(f"the tile at ({cell[0]},{cell[1]}) cannot be laid legally", picture)
         margin = scores[order[0]] - scores[order[1]] if len(order) > 1 else float("inf")
-        self.pending = Pending(board, cell, crop, follower, len(game.log), margin=margin)
+        self.pending = Pending(
+            board, cell, crop, follower, len(game.log), frame=self._frame, margin=margin
+        )
         seen = self._visible_difference(options, order, ignore)
         best = ranked[0][0]
         conf = _confidence([scores[i] for i in order])
