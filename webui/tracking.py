@@ -102,7 +102,7 @@ class DemoTableFeed(TrackerFeed):
 
     name = "demo table"
 
-    def __init__(self, session, seed: int = 1, size=(1280, 720), realtime: bool = True):
+    def __init__(self, session, seed: int = 1, size=(1920, 1080), realtime: bool = True):
         from meeplecam.vision.live.sources import SyntheticSource
 
         source = SyntheticSource(seed=seed, size=size, realtime=realtime)
