@@ -33,10 +33,12 @@ def _squareness(cnt: np.ndarray) -> tuple[float, float]:
     return max(a, b) / min(a, b), area / (a * b)
 
 
-def find_tiles(frame: np.ndarray, surface: Surface) -> list[np.ndarray]:
+def find_tiles(
+    frame: np.ndarray | None, surface: Surface, singles_only: bool = False
+) -> list[np.ndarray]:
     """Rough tile quadrilaterals (pixels, clockwise from top-left), the one nearest the table's
-    centre first: lone square things of a tile's size on the table, or the cells of the largest
-    group of tiles."""
+    centre first: lone square things of a tile's size on the table, or (unless ``singles_only``)
+    the cells of the largest group of tiles."""
     cfg = settings("scale")
     diag = float(np.linalg.norm(surface.corners[2] - surface.corners[0]))
     lo, hi = cfg["tile_of_diagonal"]
@@ -54,7 +56,7 @@ def find_tiles(frame: np.ndarray, surface: Surface) -> list[np.ndarray]:
         elif side > hi * diag:
             groups.append(cnt)
     quads = _tile_sized(singles, surface.corners)
-    if not quads and groups:
+    if not quads and groups and not singles_only:
         quads = _grid_cells(frame, surface, max(groups, key=cv2.contourArea))
     if not quads:
         raise TileNotFound(
@@ -64,6 +66,25 @@ def find_tiles(frame: np.ndarray, surface: Surface) -> list[np.ndarray]:
     centre = surface.corners.mean(axis=0)
     quads.sort(key=lambda q: np.linalg.norm(q.mean(axis=0) - centre))
     return quads
+
+
+def _lone_tile_larger(surface: Surface, quads: list[np.ndarray]) -> bool:
+    """Whether a lone square thing on the table is much larger (twice the area, perspective
+    undone) than the lattice's tiles: then the lattice is the score track's squares or a
+    patterned cloth, and the lone thing is the start tile (seen on 4 of 30 synthetic start
+    views, which then came out hundreds of mm off)."""
+    try:
+        singles = find_tiles(surface=surface, frame=None, singles_only=True)
+    except TileNotFound:
+        return False
+    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    to_unit = cv2.getPerspectiveTransform(np.float32(surface.corners), unit).astype(np.float64)
+
+    def area(q):
+        return cv2.contourArea(np.float32(apply(to_unit, q)))
+
+    lattice = float(np.median([area(q) for q in quads]))
+    return max(area(q) for q in singles) > 2.0 * lattice
 
 
 def _tile_sized(quads: list[np.ndarray], table_px: np.ndarray) -> list[np.ndarray]:
@@ -272,7 +293,7 @@ def fit_scale(
     tile_mm = float(tile_mm or cfg["tile_mm"])
     size = (frame.shape[1], frame.shape[0])
     lattice = _lattice_scale(frame, surface, tile_mm)
-    if lattice is not None:
+    if lattice is not None and not _lone_tile_larger(surface, lattice.quads):
         return lattice
     rough = find_tiles(frame, surface)[: int(cfg["max_tiles"])]
     quads = []
