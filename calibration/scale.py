@@ -469,6 +469,14 @@ def _lattice_scale(frame: np.ndarray, surface: Surface, tile_mm: float) -> Scale
             continue
         if len(grid.cells) < cfg["min_lattice_tiles"]:
             continue
+        # The cheap test first: a lattice of cells smaller than a lone tile on the table is the
+        # score track's squares, and fitting it (seconds) would only be thrown away.
+        rough = [
+            apply(grid.homography, np.float64([[c, r], [c + 1, r], [c + 1, r + 1], [c, r + 1]]))
+            for c, r in grid.cells
+        ]
+        if _lone_tile_larger(surface, rough):
+            continue
         hom, pitch, rms, quads, cells = fit_lattice(
             frame, list(grid.cells), grid.homography, surface.lens_k, tile_mm
         )
