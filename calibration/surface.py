@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from meeplecam.vision.table import order_corners
+from meeplecam.vision.table import four_lines, intersect_lines, order_corners
 
 from .errors import CalibrationError
 
@@ -76,7 +76,7 @@ def segment(frame: np.ndarray, k: int = 4) -> Surface:
     cnt = max(contours, key=cv2.contourArea)
     filled = np.zeros_like(region)
     cv2.drawContours(filled, [cnt], -1, 1, -1)
-    quad = _four_lines(cnt.reshape(-1, 2).astype(np.float64))
+    quad = four_lines(cnt.reshape(-1, 2).astype(np.float64))
     if quad is None:
         quad = _quad(cv2.convexHull(cnt))
     if quad is None:
@@ -134,52 +134,6 @@ def _densify(poly: np.ndarray, step: float = 1.5) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _four_lines(points: np.ndarray, tol: float = 1.5) -> np.ndarray | None:
-    """The outline's four straight sides by sequential RANSAC on its contour points (a glare
-    spot or a chair bumping the outline is short beside a table edge), intersected in order."""
-    rng = np.random.default_rng(0)
-    pool = points
-    lines = []
-    for _ in range(4):
-        if len(pool) < 20:
-            return None
-        i, j = rng.integers(0, len(pool), (2, 600))
-        d = pool[j] - pool[i]
-        length = np.linalg.norm(d, axis=1)
-        ok = length > 15
-        i, d, length = i[ok], d[ok], length[ok]
-        nrm = np.stack([-d[:, 1], d[:, 0]], axis=1) / length[:, None]
-        dist = np.abs(np.einsum("pnk,pk->pn", pool[None] - pool[i][:, None], nrm))
-        best = int(np.argmax((dist < tol).sum(axis=1)))
-        inl = pool[dist[best] < tol]
-        mean = inl.mean(axis=0)
-        _, _, vt = np.linalg.svd(inl - mean)
-        lines.append((mean, vt[0]))
-        far = np.abs((pool - mean) @ np.array([-vt[0][1], vt[0][0]])) > 2 * tol
-        pool = pool[far]
-    centre = points.mean(axis=0)
-    lines.sort(key=lambda ln: np.arctan2(ln[0][1] - centre[1], ln[0][0] - centre[0]))
-    try:
-        quad = _intersect(lines[1:] + lines[:1])
-    except np.linalg.LinAlgError:
-        return None
-    area = cv2.contourArea(quad.astype(np.float32))
-    if not cv2.isContourConvex(quad.astype(np.float32)) or area < 0.5 * cv2.contourArea(
-        points.astype(np.float32)
-    ):
-        return None
-    return quad
-
-
-def _intersect(lines) -> np.ndarray:
-    out = []
-    for i in range(4):
-        (p1, d1), (p2, d2) = lines[(i - 1) % 4], lines[i]
-        sol = np.linalg.solve(np.column_stack([d1, -d2]), p2 - p1)
-        out.append(p1 + sol[0] * d1)
-    return np.asarray(out)
-
-
 def _fit_sides(points: np.ndarray, quad: np.ndarray, rounds: int = 3) -> np.ndarray:
     """Lines through the contour points near each side (the middle 70 %, so rounded corners and
     things at the corners do not count), intersected."""
@@ -200,10 +154,10 @@ def _fit_sides(points: np.ndarray, quad: np.ndarray, rounds: int = 3) -> np.ndar
                 sel.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01
             ).ravel()
             lines.append((np.array([x0, y0], float), np.array([vx, vy], float)))
-        try:
-            quad = _intersect(lines)
-        except np.linalg.LinAlgError:
+        refitted = intersect_lines(lines)
+        if refitted is None:
             break
+        quad = refitted
     return quad
 
 

@@ -196,7 +196,7 @@ def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     cv2.drawContours(filled, [cnt], -1, 1, -1)
     if cv2.contourArea(cnt) < 0.1 * sh * sw:
         raise TableNotLocated("the table surface found is too small")
-    quad = _four_lines(cnt.reshape(-1, 2).astype(np.float64))
+    quad = four_lines(cnt.reshape(-1, 2).astype(np.float64))
     if quad is None:
         quad = _quad(cnt, 0.01)
     quad = _fit_sides(cnt.reshape(-1, 2).astype(np.float64), order_corners(quad))
@@ -204,7 +204,7 @@ def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return corners, cv2.resize(filled, (w, h), interpolation=cv2.INTER_NEAREST)
 
 
-def _four_lines(points: np.ndarray, tol: float = 1.5) -> np.ndarray | None:
+def four_lines(points: np.ndarray, tol: float = 1.5) -> np.ndarray | None:
     """The outline's four straight sides by sequential RANSAC on its contour points: a shadow or
     a glare cutting into the table's region is short beside a table edge, and the convex hull
     would take its cut for a side."""
@@ -230,7 +230,7 @@ def _four_lines(points: np.ndarray, tol: float = 1.5) -> np.ndarray | None:
         pool = pool[far]
     centre = points.mean(axis=0)
     lines.sort(key=lambda ln: np.arctan2(ln[0][1] - centre[1], ln[0][0] - centre[0]))
-    quad = _intersect(lines[1:] + lines[:1])
+    quad = intersect_lines(lines[1:] + lines[:1])
     if quad is None:
         return None
     area = cv2.contourArea(quad.astype(np.float32))
@@ -258,14 +258,14 @@ def _fit_sides(points: np.ndarray, quad: np.ndarray, rounds: int = 3) -> np.ndar
                 return quad
             vx, vy, x0, y0 = cv2.fitLine(sel.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
             lines.append((np.array([x0[0], y0[0]]), np.array([vx[0], vy[0]])))
-        out = _intersect(lines)
+        out = intersect_lines(lines)
         if out is None:
             break
         quad = out
     return quad
 
 
-def _intersect(lines) -> np.ndarray | None:
+def intersect_lines(lines) -> np.ndarray | None:
     """Corner i where line i-1 meets line i (lines as point, direction)."""
     out = []
     for i in range(4):
@@ -361,7 +361,7 @@ def refine_square(frame: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.nd
             if line is None:
                 return quad
             lines.append(line)
-        out = _intersect(lines)  # corner i between sides i-1 and i
+        out = intersect_lines(lines)  # corner i between sides i-1 and i
         if out is None or np.max(np.linalg.norm(out - quad, axis=1)) > max(0.3 * side, 6.0):
             return quad  # the fit ran off: keep what we had
         quad = out
