@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from meeplecam.vision.table import order_corners
+from meeplecam.vision.table import order_corners, rectangle_aspect
 
 from . import lens
 from .config import settings
@@ -205,26 +205,6 @@ def fit_squares(quads_px, side_mm: float = 45.0, iterations: int | None = None, 
             ideal = np.concatenate([_square_fit(m, side_mm) for m in mapped])
             hom = weighted_homography(src, ideal, np.ones(len(src)))
     return _gauge(hom, quads, side_mm)
-
-
-def rectangle_aspect(quad_px, size) -> float | None:
-    """Width over depth of the rectangle seen as ``quad_px`` (clockwise from top-left), for a
-    camera with square pixels and its principal point at the frame centre (Zhang and He's
-    whiteboard method); None when the view is too nearly head-on to tell."""
-    c = np.array([(size[0] - 1) / 2, (size[1] - 1) / 2])
-    q = np.asarray(quad_px, float) - c
-    m1, m2, m4, m3 = (np.r_[p, 1.0] for p in q)  # TL, TR, BR, BL
-    k2 = np.dot(np.cross(m1, m4), m3) / np.dot(np.cross(m2, m4), m3)
-    k3 = np.dot(np.cross(m1, m4), m2) / np.dot(np.cross(m3, m4), m2)
-    n2, n3 = k2 * m2 - m1, k3 * m3 - m1
-    if abs(n2[2] * n3[2]) < 1e-12:
-        return None
-    f2 = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
-    if not np.isfinite(f2) or f2 <= (0.3 * max(size)) ** 2 or f2 >= (5 * max(size)) ** 2:
-        return None
-    a2 = (n2[0] ** 2 + n2[1] ** 2) / f2 + n2[2] ** 2
-    a3 = (n3[0] ** 2 + n3[1] ** 2) / f2 + n3[2] ** 2
-    return float(np.sqrt(a2 / a3))
 
 
 def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None):

@@ -204,6 +204,26 @@ def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return corners, cv2.resize(filled, (w, h), interpolation=cv2.INTER_NEAREST)
 
 
+def rectangle_aspect(quad_px, size) -> float | None:
+    """Width over depth of the rectangle seen as ``quad_px`` (clockwise from the top-left), for a
+    camera with square pixels and its principal point at the frame's centre (Zhang and He's
+    whiteboard method); None when the view is too nearly head-on to tell."""
+    c = np.array([(size[0] - 1) / 2, (size[1] - 1) / 2])
+    q = np.asarray(quad_px, float) - c
+    m1, m2, m4, m3 = (np.r_[p, 1.0] for p in q)  # TL, TR, BR, BL
+    k2 = np.dot(np.cross(m1, m4), m3) / np.dot(np.cross(m2, m4), m3)
+    k3 = np.dot(np.cross(m1, m4), m2) / np.dot(np.cross(m3, m4), m2)
+    n2, n3 = k2 * m2 - m1, k3 * m3 - m1
+    if abs(n2[2] * n3[2]) < 1e-12:
+        return None
+    f2 = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
+    if not np.isfinite(f2) or f2 <= (0.3 * max(size)) ** 2 or f2 >= (5 * max(size)) ** 2:
+        return None
+    a2 = (n2[0] ** 2 + n2[1] ** 2) / f2 + n2[2] ** 2
+    a3 = (n3[0] ** 2 + n3[1] ** 2) / f2 + n3[2] ** 2
+    return float(np.sqrt(a2 / a3))
+
+
 def four_lines(points: np.ndarray, tol: float = 1.5) -> np.ndarray | None:
     """The outline's four straight sides by sequential RANSAC on its contour points: a shadow or
     a glare cutting into the table's region is short beside a table edge, and the convex hull

@@ -297,6 +297,8 @@ def start_tile_homography(table_px, tile_px, size, tile_mm: float = 45.0, gap_mm
     px, clockwise from the top-left): the tile's top side is north."""
     import cv2
 
+    from meeplecam.vision.table import rectangle_aspect
+
     table_px = np.asarray(table_px, np.float64).reshape(4, 2)
     tile_px = np.asarray(tile_px, np.float64).reshape(4, 2)
     unit = np.float32([[0, 0], [1000, 0], [1000, 1000], [0, 1000]])
@@ -509,26 +511,6 @@ def refine(
     before = border_score(rectifier, frame, cells)
     after = border_score(current, frame, cells)
     return current if after > before else rectifier
-
-
-def rectangle_aspect(quad_px, size) -> float | None:
-    """Width over depth of the rectangle seen as ``quad_px`` (clockwise from the top-left), for a
-    camera with square pixels and its principal point at the frame's centre (Zhang and He's
-    whiteboard method); None when the view is too nearly head-on to tell."""
-    c = np.array([(size[0] - 1) / 2, (size[1] - 1) / 2])
-    q = np.asarray(quad_px, float) - c
-    m1, m2, m4, m3 = (np.r_[p, 1.0] for p in q)  # TL, TR, BR, BL
-    k2 = np.dot(np.cross(m1, m4), m3) / np.dot(np.cross(m2, m4), m3)
-    k3 = np.dot(np.cross(m1, m4), m2) / np.dot(np.cross(m3, m4), m2)
-    n2, n3 = k2 * m2 - m1, k3 * m3 - m1
-    if abs(n2[2] * n3[2]) < 1e-12:
-        return None
-    f2 = -(n2[0] * n3[0] + n2[1] * n3[1]) / (n2[2] * n3[2])
-    if not np.isfinite(f2) or f2 <= (0.3 * max(size)) ** 2 or f2 >= (5 * max(size)) ** 2:
-        return None
-    a2 = (n2[0] ** 2 + n2[1] ** 2) / f2 + n2[2] ** 2
-    a3 = (n3[0] ** 2 + n3[1] ** 2) / f2 + n3[2] ** 2
-    return float(np.sqrt(a2 / a3))
 
 
 def _apply(hom: np.ndarray, pts) -> np.ndarray:
