@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from meeplecam.vision.table import four_lines, intersect_lines, order_corners
+from meeplecam.vision.table import fit_sides, four_lines, order_corners
 
 from .errors import CalibrationError
 
@@ -81,7 +81,7 @@ def segment(frame: np.ndarray, k: int = 4) -> Surface:
         quad = _quad(cv2.convexHull(cnt))
     if quad is None:
         raise CalibrationError("the table's outline is not a quadrilateral")
-    quad = _fit_sides(cnt.reshape(-1, 2).astype(np.float64), quad)
+    quad = fit_sides(cnt.reshape(-1, 2).astype(np.float64), order_corners(quad))
     score = float(cv2.contourArea(cnt) / max(cv2.contourArea(quad.astype(np.float32)), 1.0))
     corners, lens_k = refine_outline(frame, order_corners(quad / s))
     table_mask = cv2.resize(filled, (w, h), interpolation=cv2.INTER_NEAREST)
@@ -132,33 +132,6 @@ def _densify(poly: np.ndarray, step: float = 1.5) -> np.ndarray:
         n = max(1, int(np.linalg.norm(b - a) / step))
         out.append(a + np.outer(np.arange(n) / n, b - a))
     return np.concatenate(out)
-
-
-def _fit_sides(points: np.ndarray, quad: np.ndarray, rounds: int = 3) -> np.ndarray:
-    """Lines through the contour points near each side (the middle 70 %, so rounded corners and
-    things at the corners do not count), intersected."""
-    quad = order_corners(quad)
-    for _ in range(rounds):
-        lines = []
-        for i in range(4):
-            a, b = quad[i], quad[(i + 1) % 4]
-            length = np.linalg.norm(b - a)
-            d = (b - a) / length
-            rel = points - a
-            t = rel @ d / length
-            dist = np.abs(rel @ np.array([-d[1], d[0]]))
-            sel = points[(t > 0.15) & (t < 0.85) & (dist < max(3.0, 0.03 * length))]
-            if len(sel) < 10:
-                return quad
-            vx, vy, x0, y0 = cv2.fitLine(
-                sel.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01
-            ).ravel()
-            lines.append((np.array([x0, y0], float), np.array([vx, vy], float)))
-        refitted = intersect_lines(lines)
-        if refitted is None:
-            break
-        quad = refitted
-    return quad
 
 
 def refine_outline(frame: np.ndarray, quad: np.ndarray, samples: int = 80):

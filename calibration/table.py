@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from meeplecam.vision.table import order_corners
+from meeplecam.vision.table import intersect_lines, order_corners
 
 from .config import settings
 from .errors import CalibrationError, MarkersNotFound
@@ -212,16 +212,7 @@ def robust_line(pts: np.ndarray, tol: float = 0.6) -> tuple[np.ndarray, np.ndarr
 
 def lines_corners(sides) -> np.ndarray | None:
     """Robust lines through 4 sets of edge points, intersected (corner i between sides i-1, i)."""
-    lines = [robust_line(pts) for pts in sides]
-    out = []
-    for i in range(4):
-        (p1, d1), (p2, d2) = lines[(i - 1) % 4], lines[i]
-        mat = np.column_stack([d1, -d2])
-        if abs(np.linalg.det(mat)) < 1e-9:
-            return None
-        sol = np.linalg.solve(mat, p2 - p1)
-        out.append(p1 + sol[0] * d1)
-    return np.asarray(out)
+    return intersect_lines([robust_line(pts) for pts in sides])
 
 
 def refine_quad(

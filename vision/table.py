@@ -199,7 +199,7 @@ def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     quad = four_lines(cnt.reshape(-1, 2).astype(np.float64))
     if quad is None:
         quad = _quad(cnt, 0.01)
-    quad = _fit_sides(cnt.reshape(-1, 2).astype(np.float64), order_corners(quad))
+    quad = fit_sides(cnt.reshape(-1, 2).astype(np.float64), order_corners(quad))
     corners = order_corners(quad / s)
     return corners, cv2.resize(filled, (w, h), interpolation=cv2.INTER_NEAREST)
 
@@ -261,7 +261,7 @@ def four_lines(points: np.ndarray, tol: float = 1.5) -> np.ndarray | None:
     return order_corners(quad)
 
 
-def _fit_sides(points: np.ndarray, quad: np.ndarray, rounds: int = 3) -> np.ndarray:
+def fit_sides(points: np.ndarray, quad: np.ndarray, rounds: int = 3) -> np.ndarray:
     """Lines through the contour points near the middle of each side (rounded corners and things
     at the corners do not count), intersected: straighter than the polygon's own corners."""
     for _ in range(rounds):
