@@ -242,23 +242,6 @@ def classify_patches(model: FollowerColours, patches: Sequence[np.ndarray]) -> l
     return model.classify(meds)
 
 
-def find_followers(
-    image: np.ndarray,
-    surface_lab: np.ndarray,
-    min_area: float,
-    max_area: float,
-    exclude: np.ndarray | None = None,
-    threshold: float | None = None,
-    background: int | None = None,
-):
-    """Blobs that differ from the table and have a follower's area (pixels): a list of (centre x,
-    centre y, radius) in image pixels, most salient first (see :func:`find_follower_blobs`)."""
-    blobs = find_follower_blobs(
-        image, surface_lab, min_area, max_area, exclude, threshold, background
-    )
-    return [b[:3] for b in blobs]
-
-
 def local_background(image: np.ndarray, size: float) -> np.ndarray:
     """The table around each pixel (BGR, image size): a median over about ``size`` pixels, which
     ignores a follower (a small part of the window). At half resolution: four times cheaper, and
