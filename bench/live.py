@@ -78,7 +78,7 @@ def bench_watch(frames: int) -> dict:
 
 
 def _replay_games(games_dir: str | None, count: int):
-    """(name, frames iterator, game, rectifier, expected record) per game."""
+    """(name, frames iterator, game, rectifier, expected record, palette) per game."""
     from meeplecam.engine import Game, Player, find_tileset, read_record_file
     from meeplecam.vision.live.rectify import Rectifier
     from meeplecam.vision.live.replay import truth_rectifier
@@ -89,12 +89,15 @@ def _replay_games(games_dir: str | None, count: int):
             record = read_record_file(folder / "record.json")
             players = [Player(p["colour"], p["colour"]) for p in record["players"]]
             game = Game.start(find_tileset(record.get("tileset", "winter")), players)
+            truth = min((folder / "truth").glob("*.json"), default=None)
+            palette = json.loads(truth.read_text())["palette"] if truth else "winter"
             yield (
                 folder.name,
                 FolderSource(folder / "frames"),
                 game,
                 truth_rectifier(folder / "frames"),
                 record,
+                palette,
             )
         return
     from meeplecam.vision.live.drawn import DrawnGame
@@ -103,7 +106,7 @@ def _replay_games(games_dir: str | None, count: int):
         dg = DrawnGame(seed=100 + seed)
         game = Game.start(dg.tileset, dg.game.players, dg.game.options)
         frames = (f for f, _ in dg.frames())
-        yield f"drawn-{100 + seed}", frames, game, Rectifier(dg.grid_to_image), dg.expected()
+        yield f"drawn-{100 + seed}", frames, game, Rectifier(dg.grid_to_image), dg.expected(), None
 
 
 def _split(expected: dict, result) -> tuple[int, int]:
@@ -124,46 +127,127 @@ def _split(expected: dict, result) -> tuple[int, int]:
     return wrong, asked_right
 
 
-def bench_latency(games_dir: str | None, count: int) -> dict:
+def _reference(model: str | None, game, palette: str | None):
+    """The appearance model for a game: ``art`` builds it from the tile art the game was
+    rendered with (its palette), a path loads a model file; None learns the art during play."""
+    from meeplecam.vision.model import build_from_art, load_model
+
+    if not model:
+        return None
+    if model == "art":
+        return build_from_art(game.tileset, palette) if palette else None
+    return load_model(model)
+
+
+def bench_latency(
+    games_dir: str | None, count: int, answers: str = "best", model: str | None = None
+) -> dict:
+    """``answers``: ``best`` takes every question's best option and leaves wrong readings
+    uncorrected (``meeplecam replay``); ``players`` plays the people at the table, who answer
+    every question with what they laid, correct a wrong reading at once and enter a missed turn
+    by hand, so each turn is read against a true board (the live app)."""
     from meeplecam.vision.live.replay import compare, compare_by_cell, replay
 
     latencies = []
     per_game = []
-    right = total = questions = no_question = by_cell = wrong_commits = asked_right = 0
-    for name, frames, game, rectifier, expected in _replay_games(games_dir, count):
-        result = replay(frames, game, rectifier)
-        r, n, _ = compare(expected, result.record())
-        right, total = right + r, total + n
-        by_cell += compare_by_cell(expected, result.record())[0]
-        wc, ar = _split(expected, result)
-        wrong_commits, asked_right = wrong_commits + wc, asked_right + ar
-        questions += result.questions
-        no_question += result.questions == 0
-        latencies += result.latencies
-        per_game.append(
-            {
-                "game": name,
-                "right": r,
+    totals = dict.fromkeys(("right", "turns", "questions", "wrong", "missed", "asked_right"), 0)
+    no_question = by_cell = 0
+    for name, frames, game, rectifier, expected, palette in _replay_games(games_dir, count):
+        reference = _reference(model, game, palette)
+        if answers == "players":
+            tally, lat = _play_with_players(frames, game, rectifier, expected, reference)
+        else:
+            result = replay(frames, game, rectifier, reference=reference)
+            right, n, _ = compare(expected, result.record())
+            wrong, asked_right = _split(expected, result)
+            by_cell += compare_by_cell(expected, result.record())[0]
+            tally = {
+                "right": right,
                 "turns": n,
                 "questions": result.questions,
-                "warnings": len(result.warnings),
-                **_stats(result.latencies),
+                "wrong": wrong,
+                "missed": 0,
+                "asked_right": asked_right,
             }
-        )
-    return {
+            lat = result.latencies
+        for key in totals:
+            totals[key] += tally[key]
+        no_question += tally["questions"] == 0
+        latencies += lat
+        per_game.append({"game": name, **tally, **_stats(lat)})
+    n = max(totals["turns"], 1)
+    out = {
         "source": games_dir or "drawn games",
+        "answers": answers,
+        "model": model or "learned during play",
         "settled_to_observation": _stats(latencies),
-        "turns_right": right,
-        "turns": total,
-        "turns_right_pct": round(100 * right / max(total, 1), 2),
-        "turns_right_by_cell": by_cell,
-        "turns_right_by_cell_pct": round(100 * by_cell / max(total, 1), 2),
-        "questions": questions,
-        "questions_best_option_right": asked_right,
-        "committed_wrong": wrong_commits,
+        "turns_right": totals["right"],
+        "turns": totals["turns"],
+        "turns_right_pct": round(100 * totals["right"] / n, 2),
+        "questions": totals["questions"],
+        "questions_best_option_right": totals["asked_right"],
+        "committed_wrong": totals["wrong"],
+        "committed_wrong_pct": round(100 * totals["wrong"] / n, 2),
         "games_without_question": f"{no_question}/{len(per_game)}",
         "games": per_game,
     }
+    if answers == "players":
+        out["turns_missed"] = totals["missed"]
+    else:
+        out["turns_right_by_cell"] = by_cell
+        out["turns_right_by_cell_pct"] = round(100 * by_cell / n, 2)
+    return out
+
+
+def _play_with_players(frames, game, rectifier, expected, reference) -> tuple[dict, list]:
+    """The live loop with people at the table who know what they laid (see bench_latency):
+    ``right`` counts turns committed right without a question."""
+    from meeplecam.engine import Discard, Turn
+    from meeplecam.engine.record import event_to_dict, parse_event
+    from meeplecam.vision.live.observations import Commit, Question
+    from meeplecam.vision.live.replay import _same
+    from meeplecam.vision.live.tracker import Tracker
+
+    events = [parse_event(t, i + 1) for i, t in enumerate(expected["turns"])]
+    tracker = Tracker(game, rectifier, reference=reference)
+    tally = dict.fromkeys(("right", "questions", "wrong", "missed", "asked_right"), 0)
+    tally["turns"] = sum(isinstance(e, Turn) for e in events)
+    done = 0  # events applied
+
+    def apply_until(index: int) -> None:  # discards and turns entered by hand, up to index
+        nonlocal done
+        while done < index:
+            tally["missed"] += isinstance(events[done], Turn)
+            game.apply(events[done])
+            done += 1
+
+    for frame in frames:
+        for obs in tracker.feed(frame):
+            while done < len(events) and isinstance(events[done], Discard):
+                apply_until(done + 1)
+            if not isinstance(obs, Commit | Question) or done >= len(events):
+                continue
+            read = obs.turn if isinstance(obs, Commit) else obs.best
+            laid = next(
+                (
+                    i
+                    for i in range(done, len(events))
+                    if isinstance(events[i], Turn) and events[i].cell == read.cell
+                ),
+                done,
+            )
+            apply_until(laid)
+            truth = events[laid]
+            ok = _same(game.tileset, event_to_dict(game, truth), event_to_dict(game, read))
+            if isinstance(obs, Question):
+                tally["questions"] += 1
+                tally["asked_right"] += ok
+            else:
+                tally["right" if ok else "wrong"] += 1
+            game.apply(truth)
+            done += 1
+    apply_until(len(events))
+    return tally, tracker.latencies
 
 
 class _Session:
@@ -283,6 +367,19 @@ def main(argv=None) -> int:
     parser.add_argument("--frames", type=int, default=300, help="frames for the watch cost")
     parser.add_argument("--games", metavar="DIR", help="synthetic games (meeplecam synth output)")
     parser.add_argument("--count", type=int, default=3, help="games for the latency run")
+    parser.add_argument(
+        "--answers",
+        choices=["best", "players"],
+        default="best",
+        help="latency run: take each question's best option (replay) or play the people at "
+        "the table who answer and correct (the live app)",
+    )
+    parser.add_argument(
+        "--model",
+        metavar="FILE|art",
+        help="appearance model for the latency run: a model file, or 'art' for the art the "
+        "games were rendered with (default: none, learned during play)",
+    )
     parser.add_argument("--minutes", type=float, default=3.0, help="length of the memory run")
     parser.add_argument(
         "--drawn", action="store_true", help="memory run on drawn games (no synthetic renderer)"
@@ -295,7 +392,7 @@ def main(argv=None) -> int:
     if "watch" in args.what:
         results["watch"] = bench_watch(args.frames)
     if "latency" in args.what:
-        results["latency"] = bench_latency(args.games, args.count)
+        results["latency"] = bench_latency(args.games, args.count, args.answers, args.model)
     if "memory" in args.what:
         results["memory"] = bench_memory(args.minutes, args.drawn)
     text = json.dumps(results, indent=2)

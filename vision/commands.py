@@ -31,15 +31,21 @@ def _scan_parser(p: argparse.ArgumentParser) -> None:
     p.set_defaults(handler=run_scan)
 
 
-@command("model", "build an appearance model from a folder of labelled tile images")
+@command("model", "build an appearance model from labelled tile images or known art")
 def _model_parser(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=["build"], help="build: read DIR/labels.csv and its images")
-    p.add_argument(
+    p.add_argument("action", choices=["build"], help="build: read the images, write the model")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument(
         "--scans",
         metavar="DIR",
-        required=True,
         help="folder with labels.csv (for unlabelled photos or scans of a whole set, see "
         "meeplecam calibrate --tiles-order whole-set)",
+    )
+    source.add_argument(
+        "--art",
+        choices=["winter", "scans"],
+        help="the synthetic table's art: winter (the engine's drawings) or scans (the Winter "
+        "scans in ../shared/data/winter-tiles)",
     )
     p.add_argument("--out", metavar="FILE", required=True, help="model JSON to write")
     p.add_argument("--tileset", default="base")
@@ -56,11 +62,17 @@ def _tileset(args):
 def run_model(args: argparse.Namespace) -> int:
     from meeplecam.engine import TileDefinitionError, TileSetError
 
-    from .errors import VisionError
-    from .model import build_from_folder, save_json
+    from .errors import ModelError, VisionError
+    from .model import build_from_art, build_from_folder, save_json
+    from .synth import art
 
     try:
-        model = build_from_folder(args.scans, _tileset(args))
+        if args.art == "scans" and not art.scans_available():
+            raise ModelError(f"no tile scans in {art.SCANS_DIR}")
+        if args.art:
+            model = build_from_art(_tileset(args), args.art)
+        else:
+            model = build_from_folder(args.scans, _tileset(args))
         save_json(model.to_json(), args.out)
     except (VisionError, TileSetError, TileDefinitionError, OSError) as exc:
         print(f"meeplecam model: {exc}", file=sys.stderr)

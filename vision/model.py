@@ -31,6 +31,7 @@ class AppearanceModel:
     tileset: str
     size: int = TEMPLATE_PX
     templates: dict[str, list[np.ndarray]] = field(default_factory=dict)  # canonical, Lab float
+    _turned_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def add_sample(self, bgr: np.ndarray, tile: str, rotation: int, limit: int = 8) -> None:
         """A north-up crop of ``tile`` placed at ``rotation`` becomes a canonical template; the
@@ -39,6 +40,38 @@ class AppearanceModel:
         samples = self.templates.setdefault(tile, [])
         samples.append(features(canonical, self.size))
         del samples[:-limit]
+
+    def distance(
+        self, feats: np.ndarray, tile: str, rotation: int, keep: np.ndarray | None = None
+    ) -> float | None:
+        """Mean squared distance between ``feats`` (:func:`features` of a north-up crop, at this
+        model's size) and the nearest sample of ``tile`` turned to ``rotation``, over the pixels
+        ``keep`` allows (a follower on the tile is no evidence of the art under it), each side
+        re-centred on those pixels. None when the model holds no sample of the tile."""
+        turned = self._turned(tile, (rotation // 90) % 4)
+        if turned is None:
+            return None
+        if keep is None:
+            keep = np.ones(feats.shape[:2], bool)
+        if not keep.any():
+            return 0.0
+        x = feats[keep]
+        x = x - x.mean(axis=0)
+        t = turned[:, keep]  # samples x pixels x 3
+        t = t - t.mean(axis=1, keepdims=True)
+        return float(((t - x) ** 2).sum(axis=2).mean(axis=1).min())
+
+    def _turned(self, tile: str, quarter: int) -> np.ndarray | None:
+        """The samples of ``tile`` turned clockwise by ``quarter`` quarter turns (cached)."""
+        samples = self.templates.get(tile)
+        if not samples:
+            return None
+        key = (tile, quarter, len(samples), id(samples[-1]))
+        cached = self._turned_cache.get(key)
+        if cached is None:
+            cached = np.stack([rotate_cw(a, 90 * quarter) for a in samples])
+            self._turned_cache[key] = cached
+        return cached
 
     def to_json(self) -> dict:
         return {
@@ -122,6 +155,22 @@ def build_from_folder(folder: str | Path, tileset, inset: float = 0.04) -> Appea
         model.templates.setdefault(tile_id, []).append(features(canonical, model.size))
     if not model.templates:
         raise ModelError(f"{folder}: labels.csv lists no images")
+    return model
+
+
+def build_from_art(tileset, palette: str, size: int = TEMPLATE_PX) -> AppearanceModel:
+    """Templates from the tile art the synthetic table draws (``palette``: ``winter`` for the
+    engine's own drawings, ``scans`` for the Winter scans in ``../shared/data/winter-tiles``):
+    the appearance model of the demo table, and of any copy whose art is that printing. Every art
+    variant of a type (with and without animals) is a sample."""
+    from .synth import art
+
+    model = AppearanceModel(tileset.name, size)
+    for tile in tileset.types.values():
+        for variant in (0, 1):
+            if variant == 0 or art.has_animals(tile, variant):
+                canonical = art.canonical_art(tile, palette, variant)
+                model.templates.setdefault(tile.id, []).append(features(canonical, size))
     return model
 
 

@@ -41,6 +41,12 @@ def _parser(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--profile", metavar="P", help="calibration profile of this table")
     p.add_argument(
+        "--model",
+        metavar="FILE",
+        help="appearance model of your tiles (meeplecam model build); default: the profile's, "
+        "else learned during play",
+    )
+    p.add_argument(
         "--host", default="0.0.0.0", help="address to listen on (default: all, for the LAN)"
     )
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
@@ -140,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         try:
-            source = open_source(session, *where, args.profile)
+            source = open_source(session, *where, args.profile, args.model)
         except (OSError, ValueError) as exc:
             print(
                 f"meeplecam serve: {exc}. Start the demo with: meeplecam serve --demo",
@@ -181,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def open_source(session, kind: str, target, profile: str | None):
+def open_source(session, kind: str, target, profile: str | None, model: str | None = None):
     """The live turn source: the vision tracker over the camera, video or frames; while the
     vision layer is missing, the frames alone (turns are then entered on the page)."""
     try:
@@ -190,7 +196,7 @@ def open_source(session, kind: str, target, profile: str | None):
         open_tracker_feed = None
     if open_tracker_feed is not None:
         try:
-            return open_tracker_feed(session, kind, target, profile)
+            return open_tracker_feed(session, kind, target, profile, model)
         except ImportError:
             pass
     from .camera import CaptureSource

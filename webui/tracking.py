@@ -22,15 +22,17 @@ class TrackerFeed(LiveFeed):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.next_profile: tuple | None = None  # (locate, colours, path) waiting for a quiet moment
+        # (locate, colours, appearance model, path) waiting for a quiet moment
+        self.next_profile: tuple | None = None
         self.profile_path: str | None = None  # the profile in use, once switched
 
     def use_profile(self, path) -> None:
         """Read the profile now (ProfileError if it cannot be used); switch at a quiet moment."""
         from meeplecam.vision.live.rectify import profile_locator
+        from meeplecam.vision.live.replay import load_reference
 
         locate, colours = profile_locator(str(path), self.config.cell_px)
-        self.next_profile = (locate, colours, str(path))
+        self.next_profile = (locate, colours, load_reference(str(path)), str(path))
 
     def step(self, frame):
         if self.next_profile is not None:
@@ -49,7 +51,7 @@ class TrackerFeed(LiveFeed):
                 or self.sink.pending
             ):
                 return  # a turn is being read or asked about: later
-            locate, colours, path = self.next_profile
+            locate, colours, model, path = self.next_profile
             self.next_profile = None
             try:
                 rectifier = locate(frame)
@@ -62,6 +64,9 @@ class TrackerFeed(LiveFeed):
                 and isinstance(getattr(scorer, "colours", None), dict)
             ):
                 scorer.colours.update(colours)
+            if scorer is not None and model is not None and hasattr(scorer, "reference"):
+                scorer.reference = model
+            self.reference = model or self.reference
             tracker = Tracker(
                 self.sink.game,
                 rectifier,
@@ -69,6 +74,7 @@ class TrackerFeed(LiveFeed):
                 config=self.config,
                 locate=locate,
                 colours=colours,
+                reference=self.reference,
             )
             if same_game:
                 tracker.gate = old.gate  # already settled: the baseline is taken at once
@@ -77,21 +83,27 @@ class TrackerFeed(LiveFeed):
             self.profile_path = path
 
 
-def open_tracker_feed(session, kind: str, target, profile: str | None = None) -> TrackerFeed:
+def open_tracker_feed(
+    session, kind: str, target, profile: str | None = None, model: str | None = None
+) -> TrackerFeed:
     """A live feed over a camera index, video file or folder of frames. The table geometry comes
     from the profile when one is given, else from the table and grid found on the first settled
-    frame (the start tile alone on the table)."""
+    frame (the start tile alone on the table); the tiles' appearance from ``model`` or the
+    profile, else it is learned during play."""
     from meeplecam.vision.live.rectify import from_detection
-    from meeplecam.vision.live.replay import load_geometry
+    from meeplecam.vision.live.replay import load_geometry, load_reference
     from meeplecam.vision.live.sources import open_source
     from meeplecam.vision.live.tracker import TrackerConfig
 
     config = TrackerConfig()
     rectifier, locate, colours = load_geometry(profile, config.cell_px)
+    reference = load_reference(profile, model)
     if rectifier is None and locate is None:
         locate = from_detection
     frames = open_source(int(target) if kind == "camera" else str(target))
-    return TrackerFeed(session, frames, rectifier, config, locate=locate, colours=colours)
+    return TrackerFeed(
+        session, frames, rectifier, config, locate=locate, colours=colours, reference=reference
+    )
 
 
 class DemoTableFeed(TrackerFeed):
@@ -104,9 +116,14 @@ class DemoTableFeed(TrackerFeed):
 
     def __init__(self, session, seed: int = 1, size=(1920, 1080), realtime: bool = True):
         from meeplecam.vision.live.sources import SyntheticSource
+        from meeplecam.vision.model import build_from_art
 
         source = SyntheticSource(seed=seed, size=size, realtime=realtime)
-        super().__init__(session, source, source.rectifier())
+        table = source.inner
+        # the demo table's tiles are drawn from the engine's art: that is their appearance model,
+        # as a calibration from scans or a photo of the tiles gives it for a real copy
+        reference = build_from_art(table.game.tileset, table.palette)
+        super().__init__(session, source, source.rectifier(), reference=reference)
         self._table_seed = source.inner.seed
         self._start_session_game()
 

@@ -30,6 +30,7 @@ from typing import Protocol
 import numpy as np
 
 from meeplecam.engine import Kind, TileType
+from meeplecam.vision.model import AppearanceModel, features
 
 FIELD, ROAD, CITY, CLOISTER, PENNANT = range(5)
 N_KINDS = 5
@@ -56,7 +57,7 @@ DEFAULT_COLOURS = {
 
 class TileScorer(Protocol):
     def score(
-        self, crop: np.ndarray, options: Sequence[tuple[TileType, int]], ignore=None
+        self, crop: np.ndarray, options: Sequence[tuple[TileType, int]], ignore=None, cell=None
     ) -> list[float]: ...
 
     def learn(self, crop: np.ndarray, tile: TileType, rotation: int, ignore=None) -> None: ...
@@ -119,6 +120,10 @@ class ScorerConfig:
     pennant_threshold: float = 10.0  # Lab contrast that means "a pennant" before any sample
     pennant_scale: float = 6.0  # contrast beyond the threshold that counts as sure
     tolerance: int = 1  # each kind's evidence is the best within this square (pixels, odd)
+    reference_weight: float = 1.0  # weight of the appearance model's term, when one is given
+    reference_scale: float = 100.0  # squared Lab distance that costs one unit of score
+    reference_inset: float = 0.02  # part of the cell trimmed for it (the gap: the tile's border
+    # and corners stay, where a pennant is often drawn)
 
 
 def lab_bins(crop: np.ndarray) -> np.ndarray:
@@ -135,8 +140,16 @@ def lab_bins(crop: np.ndarray) -> np.ndarray:
 class TerrainScorer:
     """Terrain-kind colour histograms + per-type templates, learned during play."""
 
-    def __init__(self, config: ScorerConfig | None = None, colours: dict | None = None):
+    def __init__(
+        self,
+        config: ScorerConfig | None = None,
+        colours: dict | None = None,
+        reference: AppearanceModel | None = None,
+    ):
         self.config = config or ScorerConfig()
+        # how this copy's tiles look (vision.model), when known: the art itself, pennants and
+        # decorations included, scored against every option besides the terrain
+        self.reference = reference if reference is not None and reference.templates else None
         self.counts = np.zeros((N_KINDS, N_BINS), np.float64)
         self.templates: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # id -> (sum, n) canonical
         self.colours = dict(DEFAULT_COLOURS)
@@ -261,9 +274,10 @@ class TerrainScorer:
         bins = lab_bins(crop)
         return self.kind_log()[:, bins]
 
-    def score(self, crop: np.ndarray, options, ignore=None) -> list[float]:
+    def score(self, crop: np.ndarray, options, ignore=None, cell=None) -> list[float]:
         """Mean log-likelihood per pixel of each (tile, rotation) option; ``ignore`` is a mask
-        of pixels to leave out (a follower on the tile)."""
+        of pixels to leave out (a follower on the tile). ``cell``, the untrimmed cell picture the
+        crop was prepared from, adds the appearance model's term when there is one."""
         like = self.likelihoods(crop)
         if self.config.tolerance > 1:
             like = _tolerant(like, self.config.tolerance)
@@ -271,23 +285,62 @@ class TerrainScorer:
         n = max(1, int(keep.sum()))
         lab = None
         contrasts: dict = {}  # twins (O and P at one rotation) share their city spots
+        reference = self._reference_features(cell, ignore) if self.reference else None
+        # the model's templates show this edition's pennants as drawn: the blot test, made for
+        # art never seen, would only add its guesses
+        pennant_weight = 0.0 if reference is not None else self.config.pennant_weight
         out = []
         for tile, rotation in options:
             kinds = self._kinds(tile, rotation)
             ll = np.take_along_axis(like, kinds[None].astype(np.intp), 0)[0]
             s = float(ll[keep].sum()) / n
-            if self.config.pennant_weight and city_spots(tile, rotation):
+            if pennant_weight and city_spots(tile, rotation):
                 if lab is None:
                     lab = _lab(crop)
-                s += self.config.pennant_weight * self._pennant_term(
-                    lab, tile, rotation, keep, contrasts
-                )
+                s += pennant_weight * self._pennant_term(lab, tile, rotation, keep, contrasts)
             if tile.id in self.templates and self.config.template_weight:
                 if lab is None:
                     lab = _lab(crop)
                 s += self.config.template_weight * self._template_score(lab, tile, rotation, keep)
+            if reference is not None:
+                s -= self._reference_cost(reference, tile, rotation)
             out.append(s)
         return out
+
+    # --- the appearance model ---------------------------------------------------------------
+    def _reference_features(self, cell, ignore):
+        """(features, pixels to compare) of the cell at the model's size, or None without a
+        cell. The crop's follower mask is carried over to the less trimmed frame."""
+        import cv2
+
+        if cell is None:
+            return None
+        cfg = self.config
+        h, w = cell.shape[:2]
+        d = round(h * cfg.reference_inset)
+        size = self.reference.size
+        feats = features(cell[d : h - d, d : w - d], size)
+        if ignore is None:
+            return feats, None, {}
+        full = np.zeros((h, w), np.uint8)
+        i = round(h * cfg.inset)
+        full[i : h - i, i : w - i] = cv2.resize(
+            ignore.astype(np.uint8), (w - 2 * i, h - 2 * i), interpolation=cv2.INTER_NEAREST
+        )
+        hidden = cv2.resize(
+            full[d : h - d, d : w - d], (size, size), interpolation=cv2.INTER_NEAREST
+        )
+        return feats, hidden == 0, {}
+
+    def _reference_cost(self, reference, tile: TileType, rotation: int) -> float:
+        feats, keep, memo = reference
+        model = self.reference
+        distance = model.distance(feats, tile.id, rotation, keep)
+        if distance is None:  # a type the model lacks: as far as the farthest type it holds
+            if "missing" not in memo:
+                memo["missing"] = max(model.distance(feats, t, 0, keep) for t in model.templates)
+            distance = memo["missing"]
+        return self.config.reference_weight * distance / self.config.reference_scale
 
     # --- pennants ----------------------------------------------------------------------------
     def pennant_contrast(self, lab, tile: TileType, rotation: int, segment: int, x, y, keep):

@@ -24,7 +24,17 @@ def _parser(p: argparse.ArgumentParser) -> None:
         "--players", required=True, help="follower colours in turn order, e.g. red,yellow"
     )
     p.add_argument("--tileset", default="winter", help="base, winter or winter+gingerbread")
-    p.add_argument("--profile", metavar="FILE", help="calibration profile (table geometry)")
+    p.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="calibration profile (table geometry, follower colours, tile appearance)",
+    )
+    p.add_argument(
+        "--model",
+        metavar="FILE",
+        help="appearance model of the tiles (meeplecam model build); default: the profile's, "
+        "else learned during play",
+    )
     p.add_argument("--debug", metavar="DIR", help="write every observation's picture here")
     p.add_argument("--config", metavar="FILE", help="tracker settings (JSON) to override")
     p.set_defaults(handler=run)
@@ -43,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
         if args.config:
             with open(args.config, encoding="utf-8") as f:
                 config = TrackerConfig.from_dict(json.load(f))
-        result = run_replay(args.source, players, args.tileset, args.profile, args.debug, config)
+        result = run_replay(
+            args.source, players, args.tileset, args.profile, args.debug, config, args.model
+        )
     except (VisionError, IllegalStart, TileSetError, OSError, KeyError, ValueError) as exc:
         print(f"meeplecam replay: {exc}", file=sys.stderr)
         return 1

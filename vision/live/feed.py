@@ -42,6 +42,7 @@ class LiveFeed:
         locate=None,
         colours: dict | None = None,
         settle_s: float | None = 0.8,
+        reference=None,
     ):
         self.sink = sink
         self.source = source
@@ -54,6 +55,7 @@ class LiveFeed:
             self.config.motion.settle_frames = max(2, round(settle_s * fps))
         self.locate = locate
         self.colours = colours
+        self.reference = reference  # how this copy's tiles look (vision.model), when known
         self.tracker: Tracker | None = None
         self._latest: np.ndarray | None = None
         self._stop = threading.Event()
@@ -127,6 +129,7 @@ class LiveFeed:
             config=self.config,
             locate=self.locate,
             colours=self.colours,
+            reference=self.reference,
         )
         return tracker
 

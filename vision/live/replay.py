@@ -110,9 +110,10 @@ def replay(
     on_observation: Callable | None = None,
     locate=None,
     colours: dict | None = None,
+    reference=None,
 ) -> ReplayResult:
     """Run the tracker over frames, applying every commit (and the best option of every
-    question) to ``game``."""
+    question) to ``game``. ``reference``: the appearance model of the tiles, when known."""
     config = config or TrackerConfig()
     tracker = Tracker(
         game,
@@ -121,6 +122,7 @@ def replay(
         locate=locate or from_detection,
         colours=colours,
         learn_from_answers=False,
+        reference=reference,
     )
     result = ReplayResult(game)
     repeat = config.motion.settle_frames + 1 if stills else 1
@@ -189,6 +191,25 @@ def load_geometry(profile: str | None, cell_px: int = 48):
     return from_truth(data.get("live", data), cell_px), None, None
 
 
+def load_reference(profile: str | None, model: str | None = None):
+    """The appearance model of the tiles: ``model`` (a model file of ``meeplecam model build``, or
+    a profile holding one), else the one saved in the calibration profile; None without either
+    (the tracker then learns the art during play)."""
+    from meeplecam.vision.model import load_model, model_from_profile
+
+    if model:
+        return load_model(model)
+    if not profile:
+        return None
+    try:
+        data = json.loads(Path(profile).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None  # load_geometry names what is wrong with it
+    if isinstance(data, dict) and str(data.get("format", "")).startswith("meeplecam-profile/"):
+        return model_from_profile(profile)
+    return None
+
+
 def run_replay(
     source: str,
     players: list[str],
@@ -196,6 +217,7 @@ def run_replay(
     profile: str | None = None,
     debug: str | None = None,
     config: TrackerConfig | None = None,
+    model: str | None = None,
 ) -> ReplayResult:
     config = config or TrackerConfig()
     game = Game.start(find_tileset(tileset), [Player(c, c) for c in players])
@@ -204,6 +226,7 @@ def run_replay(
         path = frames_folder(path)
         source = str(path)
     rectifier, locate, colours = load_geometry(profile, config.cell_px)
+    reference = load_reference(profile, model)
     frames = open_source(source)
     stills = False
     if path.is_dir() and locate is None:
@@ -211,7 +234,7 @@ def run_replay(
         stills = _stills(frames, config.motion)  # type: ignore[arg-type]
     hook = _debug_writer(Path(debug)) if debug else None
     try:
-        return replay(frames, game, rectifier, config, stills, hook, locate, colours)
+        return replay(frames, game, rectifier, config, stills, hook, locate, colours, reference)
     finally:
         frames.close()
 
@@ -296,6 +319,7 @@ __all__ = [
     "ReplayResult",
     "compare",
     "compare_by_cell",
+    "load_reference",
     "replay",
     "run_replay",
     "truth_rectifier",

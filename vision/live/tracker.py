@@ -137,6 +137,7 @@ class Tracker:
         colours: dict | None = None,
         clock=time.perf_counter,
         learn_from_answers: bool = True,
+        reference=None,
     ):
         self.game = game
         # an answered question is a labelled sample when people answered it (live), not when
@@ -146,7 +147,8 @@ class Tracker:
         self.rectifier = rectifier
         self.located = False  # the geometry was found on the table (not given): refine it
         self.locate = locate  # frame -> Rectifier, when none is given (first settled frame)
-        self.scorer = scorer or TerrainScorer(self.config.scorer, colours)
+        # reference: how this copy's tiles look (a vision.model.AppearanceModel), when known
+        self.scorer = scorer or TerrainScorer(self.config.scorer, colours, reference)
         if hasattr(self.scorer, "players"):
             self.scorer.players = [p.colour for p in game.players]
         self.gate = MotionGate(self.config.motion)
@@ -515,7 +517,8 @@ class Tracker:
             for r in game.tileset[tid].rotations_fitting(pattern)
         ]
         picture = self._crop_picture(board, cell)
-        crop = self.scorer.prepare(board.cell(*cell))
+        whole = board.cell(*cell)
+        crop = self.scorer.prepare(whole)
         # tiles that would fit here but whose every copy is already on the table: when one of
         # them is the best reading, an earlier turn probably took its copy by mistake
         counts = game.tileset.counts()
@@ -529,7 +532,7 @@ class Tracker:
             self.unread.add(cell)
             text = f"a tile at ({cell[0]},{cell[1]}), but no tile left in the bag fits there"
             if spent:
-                s = self.scorer.score(crop, spent)
+                s = self.scorer.score(crop, spent, cell=whole)
                 tile, r = spent[int(np.argmax(s))]
                 text += f"; it looks like {tile.id} turned {r}: {self._suspect(tile.id)}"
             return Warning(text, picture)
@@ -544,7 +547,7 @@ class Tracker:
 
             k = cfg.follower_guard
             ignore = cv2.dilate(follower.astype(np.uint8), np.ones((k, k), np.uint8)) > 0
-        scores = self.scorer.score(crop, options, ignore)
+        scores = self.scorer.score(crop, options, ignore, whole)
         # what the picture looks like with the rules set aside: when some tile the rules do not
         # allow here fits far better than every option, the table disagrees with the game (an
         # earlier turn read wrong, a tile the bag no longer holds): ask rather than commit
@@ -555,7 +558,7 @@ class Tracker:
             for r in t.distinct_rotations
             if (t.id, r) not in legal
         ]
-        other_scores = self.scorer.score(crop, others, ignore)
+        other_scores = self.scorer.score(crop, others, ignore, whole)
         unexplained = max(other_scores, default=-np.inf) - max(scores)
         self.unexplained = unexplained
         spent_ids = {t.id for t, _ in spent}

@@ -183,3 +183,50 @@ def test_live_feed_on_the_synthetic_demo_table():
     assert len(on_table) >= 4
     assert len(session.game.log) >= len(on_table) - 1
     assert session.warnings == []
+
+
+def test_replay_with_an_appearance_model_of_the_art(tmp_path, capsys):
+    """``model build --art`` then ``replay --model``: the tiles' own art helps read the game."""
+    sequence = pytest.importorskip("meeplecam.vision.synth.sequence")
+    from meeplecam.engine import find_tileset
+    from meeplecam.engine.playout import random_game
+
+    game = random_game(find_tileset("winter"), 2, seed=32, max_turns=4)
+    folder = tmp_path / "game"
+    sequence.write_game(folder, game, 32, "winter", (960, 540))
+    model = tmp_path / "model.json"
+    assert (
+        main(["model", "build", "--art", "winter", "--tileset", "winter", "--out", str(model)]) == 0
+    )
+    assert "32 tile types" in capsys.readouterr().out
+    args = ["replay", str(folder), "--json", "--players", "red,yellow", "--model", str(model)]
+    assert main(args) == 0
+    record = json.loads((folder / "record.json").read_text())
+    right, total, diffs = compare(record, json.loads(capsys.readouterr().out))
+    assert total >= 3
+    assert right >= total - 1, diffs
+
+
+def test_the_model_comes_from_the_flag_or_the_profile(tmp_path):
+    from meeplecam.engine import find_tileset
+    from meeplecam.vision.live.replay import load_reference
+    from meeplecam.vision.model import build_from_art, save_json
+
+    model = build_from_art(find_tileset("winter"), "winter")
+    path = tmp_path / "model.json"
+    save_json(model.to_json(), path)
+    assert set(load_reference(None, str(path)).templates) == set(model.templates)
+    assert load_reference(None) is None
+    truth_geometry = tmp_path / "table.json"  # a geometry file, not a profile: no model in it
+    truth_geometry.write_text(json.dumps({"grid_to_image": np.eye(3).tolist()}))
+    assert load_reference(str(truth_geometry)) is None
+
+
+def test_replay_with_a_bad_model_says_so(fixture_folder, tmp_path, capsys):
+    broken = tmp_path / "model.json"
+    broken.write_text("{not json")
+    args = ["replay", str(fixture_folder), "--players", "red,yellow", "--model", str(broken)]
+    assert main(args) == 1
+    assert "cannot read appearance model" in capsys.readouterr().err
+    assert main([*args[:-1], str(tmp_path / "missing.json")]) == 1
+    assert "missing.json" in capsys.readouterr().err
