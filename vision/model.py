@@ -61,6 +61,11 @@ class AppearanceModel:
         t = t - t.mean(axis=1, keepdims=True)
         return float(((t - x) ** 2).sum(axis=2).mean(axis=1).min())
 
+    def sample(self, tile: str, rotation: int) -> np.ndarray | None:
+        """The first sample of ``tile`` turned to ``rotation`` (features), if the model has one."""
+        turned = self._turned(tile, (rotation // 90) % 4)
+        return None if turned is None else turned[0]
+
     def _turned(self, tile: str, quarter: int) -> np.ndarray | None:
         """The samples of ``tile`` turned clockwise by ``quarter`` quarter turns (cached)."""
         samples = self.templates.get(tile)
@@ -158,7 +163,10 @@ def build_from_folder(folder: str | Path, tileset, inset: float = 0.04) -> Appea
     return model
 
 
-def build_from_art(tileset, palette: str, size: int = TEMPLATE_PX) -> AppearanceModel:
+ART_TEMPLATE_PX = 24  # the live tracker's cells: 24 read camera pictures of known art best
+
+
+def build_from_art(tileset, palette: str, size: int = ART_TEMPLATE_PX) -> AppearanceModel:
     """Templates from the tile art the synthetic table draws (``palette``: ``winter`` for the
     engine's own drawings, ``scans`` for the Winter scans in ``../shared/data/winter-tiles``):
     the appearance model of the demo table, and of any copy whose art is that printing. Every art

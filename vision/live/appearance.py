@@ -110,6 +110,7 @@ class ScorerConfig:
     follower_sd: float = 9.0  # Lab spread of a follower colour before any sample
     follower_ratio: float = 1.5  # log-likelihood ratio a follower pixel needs over terrain
     follower_min_area: float = 0.015  # of the crop
+    follower_core_px: int = 4  # pixels of a blob the colour must explain clearly
     pennant_prior: float = 60.0  # pseudo-samples of the pennant colours before any pennant
     blur: int = 3  # Gaussian blur of the crop before reading colours
     kind_strength: float = 100.0  # samples at which a kind weighs as much as the broad model
@@ -122,6 +123,7 @@ class ScorerConfig:
     tolerance: int = 1  # each kind's evidence is the best within this square (pixels, odd)
     reference_weight: float = 1.0  # weight of the appearance model's term, when one is given
     reference_scale: float = 100.0  # squared Lab distance that costs one unit of score
+    reference_contrast: float = 12.0  # Lab distance at which two tiles' art counts as different
     reference_inset: float = 0.02  # part of the cell trimmed for it (the gap: the tile's border
     # and corners stay, where a pennant is often drawn)
 
@@ -309,28 +311,53 @@ class TerrainScorer:
 
     # --- the appearance model ---------------------------------------------------------------
     def _reference_features(self, cell, ignore):
-        """(features, pixels to compare) of the cell at the model's size, or None without a
-        cell. The crop's follower mask is carried over to the less trimmed frame."""
-        import cv2
-
+        """(features, pixels to compare, memo) of the cell at the model's size, or None without a
+        cell."""
         if cell is None:
             return None
-        cfg = self.config
         h, w = cell.shape[:2]
-        d = round(h * cfg.reference_inset)
-        size = self.reference.size
-        feats = features(cell[d : h - d, d : w - d], size)
+        d = round(h * self.config.reference_inset)
+        feats = features(cell[d : h - d, d : w - d], self.reference.size)
+        return feats, self._reference_keep(ignore), {}
+
+    def _reference_keep(self, ignore) -> np.ndarray | None:
+        """The crop's follower mask carried over to the model's frame (less trimmed, another
+        size): the pixels there that show the tile. None when nothing is hidden."""
         if ignore is None:
-            return feats, None, {}
-        full = np.zeros((h, w), np.uint8)
-        i = round(h * cfg.inset)
-        full[i : h - i, i : w - i] = cv2.resize(
-            ignore.astype(np.uint8), (w - 2 * i, h - 2 * i), interpolation=cv2.INTER_NEAREST
-        )
-        hidden = cv2.resize(
-            full[d : h - d, d : w - d], (size, size), interpolation=cv2.INTER_NEAREST
-        )
-        return feats, hidden == 0, {}
+            return None
+        cfg = self.config
+        size = self.reference.size
+        # centre of each model pixel, in cell units, then in crop pixels
+        u = cfg.reference_inset + (np.arange(size) + 0.5) / size * (1 - 2 * cfg.reference_inset)
+        at = np.floor((u - cfg.inset) / (1 - 2 * cfg.inset) * ignore.shape[0]).astype(int)
+        inside = (at >= 0) & (at < ignore.shape[0])
+        hidden = np.zeros((size, size), bool)
+        rows, cols = np.nonzero(inside[:, None] & inside[None, :])
+        hidden[rows, cols] = ignore[at[rows], at[cols]]
+        return ~hidden
+
+    def visible_difference(self, a, b, ignore=None) -> int:
+        """Crop pixels where options ``a`` and ``b`` (tile, rotation) differ and the camera sees
+        them (not under a follower): their terrain kinds, and with an appearance model their art
+        as well (a pennant is a few pixels of kind but a clear shield in the art)."""
+        differ = self._kinds(*a) != self._kinds(*b)
+        if ignore is not None:
+            differ &= ~ignore
+        seen = int(differ.sum())
+        if self.reference is None:
+            return seen
+        cfg = self.config
+        ta = self.reference.sample(a[0].id, a[1])
+        tb = self.reference.sample(b[0].id, b[1])
+        if ta is None or tb is None:
+            return seen
+        drawn = np.linalg.norm(ta - tb, axis=2) > cfg.reference_contrast
+        keep = self._reference_keep(ignore)
+        if keep is not None:
+            drawn &= keep
+        # in crop pixels: the model's pixels are larger (or smaller) than the crop's
+        scale = (cfg.size / (1 - 2 * cfg.inset)) / (ta.shape[0] / (1 - 2 * cfg.reference_inset))
+        return max(seen, round(int(drawn.sum()) * scale**2))
 
     def _reference_cost(self, reference, tile: TileType, rotation: int) -> float:
         feats, keep, memo = reference
@@ -467,21 +494,27 @@ class TerrainScorer:
 
     # --- followers ----------------------------------------------------------------------------
     def follower_mask(self, crop: np.ndarray, colour: str) -> tuple[np.ndarray, float]:
-        """Pixels of a follower of ``colour`` in a prepared crop (largest blob) and its area."""
+        """Pixels of a follower of ``colour`` in a prepared crop (largest blob) and its area.
+        A blob is what the colour explains better than any terrain, grown from a core it explains
+        clearly (``follower_ratio``): a figure's shaded side is dimmer than its lit one, and a
+        hard threshold alone breaks it into specks too small to count."""
         import cv2
 
+        cfg = self.config
         bins = lab_bins(crop)
         terrain = self.kind_log()[:, bins].max(axis=0)
         ratio = self.follower_log(colour)[bins] - terrain
-        mask = (ratio > self.config.follower_ratio).astype(np.uint8)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+        loose = (ratio > 0).astype(np.uint8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(loose, connectivity=4)
         if n <= 1:
-            return np.zeros(mask.shape, bool), 0.0
-        big = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        area = stats[big, cv2.CC_STAT_AREA] / mask.size
-        if area < self.config.follower_min_area:
-            return np.zeros(mask.shape, bool), float(area)
+            return np.zeros(loose.shape, bool), 0.0
+        cores = np.bincount(labels[ratio > cfg.follower_ratio], minlength=n)
+        areas = np.where(cores >= cfg.follower_core_px, stats[:, cv2.CC_STAT_AREA], 0)
+        areas[0] = 0
+        big = int(np.argmax(areas))
+        area = areas[big] / loose.size
+        if area < cfg.follower_min_area:
+            return np.zeros(loose.shape, bool), float(area)
         return labels == big, float(area)
 
 

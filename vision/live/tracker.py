@@ -641,16 +641,11 @@ class Tracker:
         return f"check the {tile_id} at ({cell[0]},{cell[1]}){when}: it may be another tile"
 
     def _visible_difference(self, options, order, ignore) -> int:
-        """Pixels where the two best readings differ (terrain kind) that the camera can see:
-        when their difference hides under a follower, the image cannot decide."""
-        if len(order) < 2 or not hasattr(self.scorer, "_kinds"):
+        """Pixels where the two best readings differ that the camera can see: when their
+        difference hides under a follower, the image cannot decide."""
+        if len(order) < 2 or not hasattr(self.scorer, "visible_difference"):
             return 1 << 30
-        a = self.scorer._kinds(*options[order[0]])
-        b = self.scorer._kinds(*options[order[1]])
-        differ = a != b
-        if ignore is not None:
-            differ &= ~ignore
-        return int(differ.sum())
+        return self.scorer.visible_difference(options[order[0]], options[order[1]], ignore)
 
     def _turns_for(self, tile, rotation, cell, follower) -> list[Turn]:
         """The turn(s) an option stands for: with the follower on the likeliest legal spot (two
