@@ -16,9 +16,12 @@ game object) restarts the tracker with the same table geometry and what it has l
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
 import threading
 import time
+from functools import cache
 
 import numpy as np
 
@@ -28,6 +31,8 @@ from .observations import Commit, Question, Warning
 from .tracker import Tracker, TrackerConfig
 
 log = logging.getLogger(__name__)
+
+TRIM_INTERVAL_S = 60.0  # how often freed memory is handed back to the system
 
 
 class LiveFeed:
@@ -61,6 +66,7 @@ class LiveFeed:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.frames = 0
+        self._trimmed_at = time.monotonic()
 
     # --- TurnSource --------------------------------------------------------------------------
     def start(self) -> None:
@@ -118,6 +124,9 @@ class LiveFeed:
             self.frames += 1
         for obs in observations:
             self._push(obs)
+        if time.monotonic() - self._trimmed_at > TRIM_INTERVAL_S:
+            self._trimmed_at = time.monotonic()
+            release_freed_memory()
         return observations
 
     def _new_tracker(self, game) -> Tracker:
@@ -151,6 +160,25 @@ class LiveFeed:
         log.debug(
             "pushed %s in %.1f ms", type(obs).__name__, 1000 * (time.perf_counter() - started)
         )
+
+
+@cache
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None where the C library has none (macOS, musl)."""
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name).malloc_trim if name else None
+    except (OSError, AttributeError):
+        return None
+
+
+def release_freed_memory() -> None:
+    """Hand freed memory back to the system. A long session decodes frames and cuts cells of
+    many sizes; glibc keeps the freed blocks in its arenas, so the process grows although
+    nothing stays alive (tracemalloc is flat). A no-op where the C library cannot do this."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 class _NoLock:

@@ -80,7 +80,7 @@ class TrackerConfig:
     drift_fraction: float = 0.00015  # ... on this part of the thumbnail to read again
     texture_ratio: float = 1.6  # busier (or calmer) by this factor: something lies there
     faint_tile: float = 0.1  # a frontier cell changed this much is a tile when nothing else is
-    spot_ambiguity: float = 0.06  # follower spots closer than this (tile units) are asked about
+    spot_ambiguity: float = 0.02  # follower spots closer than this (tile units) are asked about
     max_options: int = 6  # options listed in a question
     min_evidence_px: int = 12  # visible pixels (of the scoring crop) where the two best differ
     follower_guard: int = 3  # pixels around a follower left out of tile scoring (dilation)

@@ -230,3 +230,19 @@ def test_replay_with_a_bad_model_says_so(fixture_folder, tmp_path, capsys):
     assert "cannot read appearance model" in capsys.readouterr().err
     assert main([*args[:-1], str(tmp_path / "missing.json")]) == 1
     assert "missing.json" in capsys.readouterr().err
+
+
+def test_a_calibration_profile_brings_its_appearance_model(tmp_path):
+    from meeplecam.engine import find_tileset
+    from meeplecam.vision import profile as pf
+    from meeplecam.vision.live.replay import load_reference
+    from meeplecam.vision.model import build_from_art
+
+    model = build_from_art(find_tileset("winter"), "winter")
+    profile = pf.Profile(frame=pf.FrameInfo(1280, 720), appearance=model.to_json())
+    path = profile.save(tmp_path / "table.json")
+    assert set(load_reference(str(path)).templates) == set(model.templates)
+    assert (
+        load_reference(str(pf.Profile(frame=pf.FrameInfo(1280, 720)).save(tmp_path / "b.json")))
+        is None
+    )

@@ -1,0 +1,52 @@
+"""Finding the current player's follower on a freshly laid tile (the live scorer)."""
+
+import cv2
+import numpy as np
+
+from meeplecam.engine import find_tileset
+from meeplecam.vision.live.appearance import DEFAULT_COLOURS, TerrainScorer
+
+
+def _learned_scorer() -> TerrainScorer:
+    """A scorer that has seen a snowy start tile (field, road, city) under this light."""
+    ts = find_tileset("winter")
+    scorer = TerrainScorer()
+    scorer.players = ["red", "yellow"]
+    tile = ts["D"]
+    kinds = scorer._kinds(tile, 0)
+    size = kinds.shape[0]
+    rng = np.random.default_rng(1)
+    crop = np.zeros((size, size, 3), np.uint8)
+    for kind, colour in ((0, (235, 235, 230)), (1, (150, 150, 150)), (2, (120, 165, 205))):
+        crop[kinds == kind] = colour
+    crop = np.clip(crop + rng.normal(0, 4, crop.shape), 0, 255).astype(np.uint8)
+    scorer.learn(crop, tile, 0)
+    return scorer
+
+
+def _snow_with_figure(lit_bgr, shaded_bgr) -> np.ndarray:
+    """A snowy field with a standing figure: its lit half bright, its shaded half dim."""
+    crop = np.full((32, 32, 3), (235, 235, 230), np.uint8)
+    cv2.rectangle(crop, (12, 10), (15, 20), lit_bgr, -1)
+    cv2.rectangle(crop, (16, 10), (19, 20), shaded_bgr, -1)
+    return crop
+
+
+def test_a_half_shaded_figure_is_found_whole():
+    scorer = _learned_scorer()
+    yellow = np.array(DEFAULT_COLOURS["yellow"], float)
+    crop = _snow_with_figure(tuple(int(c) for c in yellow), tuple(int(c) for c in yellow * 0.45))
+    mask, area = scorer.follower_mask(crop, "yellow")
+    assert mask[10:21, 12:16].mean() > 0.9  # the lit half
+    assert mask[10:21, 16:20].mean() > 0.5  # and the shaded half with it
+    assert area >= scorer.config.follower_min_area
+
+
+def test_no_figure_on_plain_snow_or_for_another_colour():
+    scorer = _learned_scorer()
+    plain = np.full((32, 32, 3), (235, 235, 230), np.uint8)
+    assert scorer.follower_mask(plain, "red")[1] == 0.0
+    red = DEFAULT_COLOURS["red"]
+    crop = _snow_with_figure(red, red)
+    assert scorer.follower_mask(crop, "yellow")[1] < scorer.config.follower_min_area
+    assert scorer.follower_mask(crop, "red")[1] >= scorer.config.follower_min_area
