@@ -40,6 +40,8 @@ class AppearanceModel:
         samples = self.templates.setdefault(tile, [])
         samples.append(features(canonical, self.size))
         del samples[:-limit]
+        for quarter in range(4):
+            self._turned_cache.pop((tile, quarter), None)
 
     def distance(
         self, feats: np.ndarray, tile: str, rotation: int, keep: np.ndarray | None = None
@@ -71,7 +73,7 @@ class AppearanceModel:
         samples = self.templates.get(tile)
         if not samples:
             return None
-        key = (tile, quarter, len(samples), id(samples[-1]))
+        key = (tile, quarter)  # add_sample forgets the tile's entries
         cached = self._turned_cache.get(key)
         if cached is None:
             cached = np.stack([rotate_cw(a, 90 * quarter) for a in samples])

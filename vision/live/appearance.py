@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -63,7 +63,7 @@ class TileScorer(Protocol):
     def learn(self, crop: np.ndarray, tile: TileType, rotation: int, ignore=None) -> None: ...
 
 
-@cache
+@lru_cache(maxsize=1024)  # a few sizes in the live loop; bounded for callers with many
 def kind_map(tile: TileType, rotation: int, size: int) -> tuple[np.ndarray, np.ndarray]:
     """(kinds, labels): terrain kind (FIELD ROAD CITY CLOISTER) and segment index per pixel of a
     tile at a rotation, ``size`` square, north up."""

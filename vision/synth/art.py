@@ -113,7 +113,7 @@ def tile_art(tile: TileType, rotation: int, palette_name: str, px: int, variant:
     return _tile_art(tile, rotation % 360, palette_name, int(px), variant)
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=512)  # two scenes' worth: every type, turn and art variant at one size
 def _tile_art(tile, rotation, palette_name, px, variant):
     import cv2
 

@@ -11,7 +11,7 @@ half-sides that the engine says each field touches).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -170,7 +170,7 @@ def _pennant_spot(ports: tuple[int, ...]) -> tuple[float, float]:
     return (float(np.clip(spot[0], 0.12, 0.88)), float(np.clip(spot[1], 0.12, 0.88)))
 
 
-@cache
+@lru_cache(maxsize=256)  # sizes follow each scene's scale: an unbounded cache grows every game
 def _canonical_masks(tile: TileType, size: int) -> tuple[np.ndarray, np.ndarray]:
     import cv2
     from skimage.segmentation import watershed

@@ -73,3 +73,14 @@ def test_distance_finds_the_rotation_of_a_sample():
 def test_a_model_of_the_art_holds_every_tile_type():
     model = build_from_art(TILESET, "winter")
     assert set(model.templates) == set(TILESET.types)
+
+
+def test_model_build_from_the_scans_says_when_they_are_missing(monkeypatch, tmp_path, capsys):
+    from meeplecam.cli import main
+
+    monkeypatch.setattr(art, "scans_available", lambda: False)
+    out = tmp_path / "model.json"
+    args = ["model", "build", "--art", "scans", "--tileset", "winter", "--out", str(out)]
+    assert main(args) == 1
+    assert "no tile scans" in capsys.readouterr().err
+    assert not out.exists()
