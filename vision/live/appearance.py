@@ -1,7 +1,7 @@
 """The pluggable tile scorer of the live loop, and the default one that learns during play.
 
 A scorer answers one question: how well does this top-down crop of a cell look like tile type
-``t`` at rotation ``r``? (:class:`TileScorer`: ``score(crop, options, ignore) -> scores`` and
+``t`` at rotation ``r``? (:class:`TileScorer`: ``score(crop, options, ignore, cell) -> scores`` and
 ``learn(crop, tile, rotation, ignore)``.) The rules have already narrowed the options to what may
 lie at that cell, so the scorer only ranks a handful of candidates.
 
@@ -15,6 +15,11 @@ its mean appearance (a template in canonical orientation) may add a second term 
 with one or two samples per type it favoured the types already seen). Pennants, a few blurred
 pixels at camera scale, get their own test: a blue, darker blot on the city near where the model
 puts the shield, with its threshold learned from the cities seen so far.
+
+When the copy's art is known (an appearance model, ``vision.model``: from a calibration profile,
+``--model``, or the art the demo table draws), every option is also scored by how far the cell
+picture is from that art at the option's rotation. The art shows what terrain cannot: a pennant
+pair's shield, the decorations of the Winter tiles that share sides with base tiles.
 
 Followers are found with the same histograms: pixels that the current player's colour explains
 much better than any terrain kind.
@@ -140,7 +145,8 @@ def lab_bins(crop: np.ndarray) -> np.ndarray:
 
 
 class TerrainScorer:
-    """Terrain-kind colour histograms + per-type templates, learned during play."""
+    """Terrain-kind colour histograms + per-type templates, learned during play; and the copy's
+    art, when an appearance model is given."""
 
     def __init__(
         self,
