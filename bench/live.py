@@ -5,7 +5,10 @@
 - ``latency``: settled -> committed turn, per turn, over replayed games (target <= 250 ms): the
   time from the frame that makes the table settled to the observation (rectify, diff, rules,
   scoring, followers). Games are synthetic renderer folders (``--games DIR``, as written by
-  ``meeplecam synth``) or drawn games (the default: cheap, generated here).
+  ``meeplecam synth``) or drawn games (the default: cheap, generated here). It also reports how many
+  turns were read right: ``--answers players`` has the people at the table answer and correct (the
+  live app), ``--answers best`` takes each question's best option (``replay``); ``--model art``
+  gives the tracker the art the games were drawn with, ``--model FILE`` a model file.
 - ``memory``: RSS sampled while the synthetic demo table (generated, never pre-recorded; games
   follow one another) runs through one long-lived live feed for ``--minutes``; reported as the
   slope after warm-up (MB per 10 minutes; flat = < 1). ``--drawn``: drawn games instead, a new
