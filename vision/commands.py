@@ -48,7 +48,9 @@ def _model_parser(p: argparse.ArgumentParser) -> None:
         "scans in ../shared/data/winter-tiles)",
     )
     p.add_argument("--out", metavar="FILE", required=True, help="model JSON to write")
-    p.add_argument("--tileset", default="base")
+    p.add_argument(
+        "--tileset", help="tile set of the model (default: winter with --art, else base)"
+    )
     p.set_defaults(handler=run_model)
 
 
@@ -69,6 +71,7 @@ def run_model(args: argparse.Namespace) -> int:
     try:
         if args.art == "scans" and not art.scans_available():
             raise ModelError(f"no tile scans in {art.SCANS_DIR}")
+        args.tileset = args.tileset or ("winter" if args.art else "base")
         if args.art:
             model = build_from_art(_tileset(args), args.art)
         else:
