@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from meeplecam.vision.table import fit_sides, four_lines, order_corners
+from meeplecam.vision.table import fit_sides, four_lines, largest_region, order_corners
 
 from .errors import CalibrationError
 
@@ -66,16 +66,10 @@ def segment(frame: np.ndarray, k: int = 4) -> Surface:
             and (near < 18 or (near < 35 and c_share[j] - b_share[j] > 0.05))
         ):
             mask |= (labels == j).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, lab_cc, stats, _ = cv2.connectedComponentsWithStats(mask)
-    if n <= 1:
+    found = largest_region(mask)
+    if found is None:
         raise CalibrationError("no table surface found")
-    big = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    region = (lab_cc == big).astype(np.uint8)
-    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    cnt = max(contours, key=cv2.contourArea)
-    filled = np.zeros_like(region)
-    cv2.drawContours(filled, [cnt], -1, 1, -1)
+    cnt, region, filled = found
     quad = four_lines(cnt.reshape(-1, 2).astype(np.float64))
     if quad is None:
         quad = _quad(cv2.convexHull(cnt))

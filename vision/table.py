@@ -184,16 +184,10 @@ def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             and (near < 18 or (near < 35 and c_share[j] > b_share[j]))
         ):
             mask |= (labels == j).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, lab_cc, stats, _ = cv2.connectedComponentsWithStats(mask)
-    if n <= 1:
+    found = largest_region(mask)
+    if found is None:
         raise TableNotLocated("no table surface found")
-    big = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    region = (lab_cc == big).astype(np.uint8)
-    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    cnt = max(contours, key=cv2.contourArea)
-    filled = np.zeros_like(region)
-    cv2.drawContours(filled, [cnt], -1, 1, -1)
+    cnt, _, filled = found
     if cv2.contourArea(cnt) < 0.1 * sh * sw:
         raise TableNotLocated("the table surface found is too small")
     quad = four_lines(cnt.reshape(-1, 2).astype(np.float64))
@@ -202,6 +196,22 @@ def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     quad = fit_sides(cnt.reshape(-1, 2).astype(np.float64), order_corners(quad))
     corners = order_corners(quad / s)
     return corners, cv2.resize(filled, (w, h), interpolation=cv2.INTER_NEAREST)
+
+
+def largest_region(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(outer contour, region, region with its holes filled: tiles on the table) of the largest
+    region of a binary mask after a small opening that clears specks; None when nothing is left."""
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, lab_cc, stats, _ = cv2.connectedComponentsWithStats(mask)
+    if n <= 1:
+        return None
+    big = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    region = (lab_cc == big).astype(np.uint8)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    cnt = max(contours, key=cv2.contourArea)
+    filled = np.zeros_like(region)
+    cv2.drawContours(filled, [cnt], -1, 1, -1)
+    return cnt, region, filled
 
 
 def rectangle_aspect(quad_px, size) -> float | None:
