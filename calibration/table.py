@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from meeplecam.vision.table import intersect_lines, order_corners
+from meeplecam.vision.table import intersect_lines, order_corners, outward_sides
 
 from .config import settings
 from .errors import CalibrationError, MarkersNotFound
@@ -151,18 +151,11 @@ def edge_points(
     img = cv2.GaussianBlur(frame, (3, 3), 0).astype(np.float32)
     if img.ndim == 2:
         img = img[..., None]
-    centre = quad.mean(axis=0)
     step = 0.25
     offsets = np.arange(-band, band + 0.01, step)
     ts = np.linspace(span[0], span[1], int(samples or cfg["edge_samples"]))
     sides = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        d = (b - a) / np.linalg.norm(b - a)
-        nrm = np.array([-d[1], d[0]])
-        if np.dot(centre - a, nrm) > 0:
-            nrm = -nrm  # outward
-        base = a + np.outer(ts, b - a)
+    for base, nrm in outward_sides(quad, ts):
         pts = base[:, None, :] + offsets[None, :, None] * nrm
         grad = np.linalg.norm(np.diff(_sample(img, pts), axis=1), axis=2)  # samples x offsets
         k = np.argmax(grad, axis=1)

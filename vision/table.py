@@ -398,16 +398,20 @@ def refine_square(frame: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.nd
     return quad
 
 
-def _edge_points(img: np.ndarray, quad: np.ndarray, band: float, samples: int = 24):
+def outward_sides(quad: np.ndarray, ts: np.ndarray):
+    """Per side of a quadrilateral: (points at fractions ``ts`` along it, its outward normal)."""
     centre = quad.mean(axis=0)
-    ts = np.linspace(0.15, 0.85, samples)
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
         d = (b - a) / np.linalg.norm(b - a)
         nrm = np.array([-d[1], d[0]])
         if np.dot(centre - a, nrm) > 0:
-            nrm = -nrm  # outward
-        base = a + np.outer(ts, b - a)
+            nrm = -nrm
+        yield a + np.outer(ts, b - a), nrm
+
+
+def _edge_points(img: np.ndarray, quad: np.ndarray, band: float, samples: int = 24):
+    for base, nrm in outward_sides(quad, np.linspace(0.15, 0.85, samples)):
         off, _ = edge_offsets(img, base, np.tile(nrm, (len(base), 1)), band)
         yield base + off[:, None] * nrm
 
