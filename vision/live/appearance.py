@@ -2,7 +2,7 @@
 
 A scorer answers one question: how well does this top-down crop of a cell look like tile type
 ``t`` at rotation ``r``? (:class:`TileScorer`: ``score(crop, options, ignore, cell) -> scores`` and
-``learn(crop, tile, rotation, ignore)``.) The rules have already narrowed the options to what may
+``learn(crop, tile, rotation, ignore, cell)``.) The rules have already narrowed the options to what may
 lie at that cell, so the scorer only ranks a handful of candidates.
 
 :class:`TerrainScorer` reads a tile by what it depicts (DECISIONS.md, "Recognition that survives a
@@ -13,8 +13,9 @@ there. The histograms start from the start tile (known) and grow with every comm
 (self-calibration: labelled samples of this art under this light). Once a tile type has been seen,
 its mean appearance (a template in canonical orientation) may add a second term (off by default:
 with one or two samples per type it favoured the types already seen). Pennants, a few blurred
-pixels at camera scale, get their own test: a blue, darker blot on the city near where the model
-puts the shield, with its threshold learned from the cities seen so far.
+pixels at camera scale, get their own test: a blue spot anywhere well inside the city, with its
+threshold learned from the cities seen so far. The four edges get another (``vision.live.sides``):
+what a road, city or field side looks like on this table, learned from the tiles confirmed so far.
 
 When the copy's art is known (an appearance model, ``vision.model``: from a calibration profile,
 ``--model``, or the art the demo table draws), every option is also scored by how far the cell
@@ -35,6 +36,7 @@ from typing import Protocol
 import numpy as np
 
 from meeplecam.engine import Kind, TileType
+from meeplecam.vision.live.sides import SideProfiles
 from meeplecam.vision.model import AppearanceModel, features
 
 FIELD, ROAD, CITY, CLOISTER, PENNANT = range(5)
@@ -65,7 +67,9 @@ class TileScorer(Protocol):
         self, crop: np.ndarray, options: Sequence[tuple[TileType, int]], ignore=None, cell=None
     ) -> list[float]: ...
 
-    def learn(self, crop: np.ndarray, tile: TileType, rotation: int, ignore=None) -> None: ...
+    def learn(
+        self, crop: np.ndarray, tile: TileType, rotation: int, ignore=None, cell=None
+    ) -> None: ...
 
 
 @lru_cache(maxsize=1024)  # a few sizes in the live loop; bounded for callers with many
@@ -90,19 +94,13 @@ def anchor_points(tile: TileType, rotation: int) -> dict[int, tuple[float, float
 
 
 @cache
-def city_spots(tile: TileType, rotation: int) -> tuple[tuple[int, bool, float, float], ...]:
-    """(segment, has a pennant, x, y) per city segment: where the geometry model puts the
-    segment's pennant (unit coordinates of the turned tile), or would put one it lacks."""
-    from meeplecam.vision.synth.geometry import _pennant_spot
-
-    out = []
-    for index, seg in enumerate(tile.segments):
-        if seg.kind is Kind.CITY:
-            x, y = _pennant_spot(seg.ports)
-            for _ in range((rotation // 90) % 4):  # clockwise quarter turns
-                x, y = 1 - y, x
-            out.append((index, bool(seg.pennant), x, y))
-    return tuple(out)
+def city_segments(tile: TileType) -> tuple[tuple[int, bool], ...]:
+    """(segment, has a pennant) per city segment of a tile type."""
+    return tuple(
+        (index, bool(seg.pennant))
+        for index, seg in enumerate(tile.segments)
+        if seg.kind is Kind.CITY
+    )
 
 
 @dataclass
@@ -122,10 +120,10 @@ class ScorerConfig:
     pennant_city: float = 0.5  # share of the city's colours in a pennant's region
     outlier: float = 0.1  # share of the broad model in every kind (bounds one pixel's evidence)
     pennant_weight: float = 0.04  # weight of the pennant contrast test per city segment
-    pennant_radius: float = 0.16  # search radius around the model's pennant spot (tile units)
     pennant_threshold: float = 10.0  # Lab contrast that means "a pennant" before any sample
     pennant_scale: float = 6.0  # contrast beyond the threshold that counts as sure
     tolerance: int = 1  # each kind's evidence is the best within this square (pixels, odd)
+    side_weight: float = 0.2  # weight of the side profiles learned in play (vision.live.sides)
     reference_weight: float = 1.0  # weight of the appearance model's term, when one is given
     reference_scale: float = 100.0  # squared Lab distance that costs one unit of score
     reference_contrast: float = 12.0  # Lab distance at which two tiles' art counts as different
@@ -163,6 +161,7 @@ class TerrainScorer:
         self.colours = dict(DEFAULT_COLOURS)
         if colours:
             self.colours.update(colours)
+        self.sides = SideProfiles()
         self.follower_counts: dict[str, np.ndarray] = {}
         self.players: list[str] = []  # follower colours in play: kept out of terrain samples
         self._log: np.ndarray | None = None
@@ -294,6 +293,8 @@ class TerrainScorer:
         lab = None
         contrasts: dict = {}  # twins (O and P at one rotation) share their city spots
         reference = self._reference_features(cell, ignore) if self.reference else None
+        profiles = self._side_profiles(cell, ignore) if self.config.side_weight else None
+        side_memo: dict = {}
         # the model's templates show this edition's pennants as drawn: the blot test, made for
         # art never seen, would only add its guesses
         pennant_weight = 0.0 if reference is not None else self.config.pennant_weight
@@ -302,7 +303,7 @@ class TerrainScorer:
             kinds = self._kinds(tile, rotation)
             ll = np.take_along_axis(like, kinds[None].astype(np.intp), 0)[0]
             s = float(ll[keep].sum()) / n
-            if pennant_weight and city_spots(tile, rotation):
+            if pennant_weight and city_segments(tile):
                 if lab is None:
                     lab = _lab(crop)
                 s += pennant_weight * self._pennant_term(lab, tile, rotation, keep, contrasts)
@@ -312,8 +313,32 @@ class TerrainScorer:
                 s += self.config.template_weight * self._template_score(lab, tile, rotation, keep)
             if reference is not None:
                 s -= self._reference_cost(reference, tile, rotation)
+            if profiles is not None:
+                sides = tile.oriented(rotation).sides
+                s -= self.config.side_weight * self.sides.cost(profiles, sides, side_memo)
             out.append(s)
         return out
+
+    def _side_profiles(self, cell, ignore):
+        """The four side profiles of the untrimmed cell picture, or None without one."""
+        if cell is None:
+            return None
+        size = self.sides.config.size
+        hidden = None if ignore is None else self._hidden_at(ignore, size, 0.0)
+        return self.sides.read(cell, hidden)
+
+    def _hidden_at(self, ignore: np.ndarray, size: int, inset: float) -> np.ndarray:
+        """The crop's follower mask carried over to another frame of the cell: ``size`` pixels
+        square over the cell trimmed by ``inset`` (the crop is trimmed by the scorer's)."""
+        cfg = self.config
+        # centre of each pixel of that frame, in cell units, then in crop pixels
+        u = inset + (np.arange(size) + 0.5) / size * (1 - 2 * inset)
+        at = np.floor((u - cfg.inset) / (1 - 2 * cfg.inset) * ignore.shape[0]).astype(int)
+        inside = (at >= 0) & (at < ignore.shape[0])
+        hidden = np.zeros((size, size), bool)
+        rows, cols = np.nonzero(inside[:, None] & inside[None, :])
+        hidden[rows, cols] = ignore[at[rows], at[cols]]
+        return hidden
 
     # --- the appearance model ---------------------------------------------------------------
     def _reference_features(self, cell, ignore):
@@ -331,16 +356,7 @@ class TerrainScorer:
         size): the pixels there that show the tile. None when nothing is hidden."""
         if ignore is None:
             return None
-        cfg = self.config
-        size = self.reference.size
-        # centre of each model pixel, in cell units, then in crop pixels
-        u = cfg.reference_inset + (np.arange(size) + 0.5) / size * (1 - 2 * cfg.reference_inset)
-        at = np.floor((u - cfg.inset) / (1 - 2 * cfg.inset) * ignore.shape[0]).astype(int)
-        inside = (at >= 0) & (at < ignore.shape[0])
-        hidden = np.zeros((size, size), bool)
-        rows, cols = np.nonzero(inside[:, None] & inside[None, :])
-        hidden[rows, cols] = ignore[at[rows], at[cols]]
-        return ~hidden
+        return ~self._hidden_at(ignore, self.reference.size, self.config.reference_inset)
 
     def visible_difference(self, a, b, ignore=None) -> int:
         """Crop pixels where options ``a`` and ``b`` (tile, rotation) differ and the camera sees
@@ -376,36 +392,29 @@ class TerrainScorer:
         return self.config.reference_weight * distance / self.config.reference_scale
 
     # --- pennants ----------------------------------------------------------------------------
-    def pennant_contrast(self, lab, tile: TileType, rotation: int, segment: int, x, y, keep):
-        """How strongly something stands out from a city near where its pennant would be: the
-        largest Lab distance (3x3 mean) from the city's median colour within the search radius.
-        A pennant is a few pixels at camera scale, blurred into the city and often a pixel or two
-        off the model's spot, so its colour alone says little (DECISIONS.md, art editions): what
-        survives is a local blot on the city. None when the camera sees too little of it."""
-        city = (self._labels(tile, rotation) == segment) & keep
-        return self._city_contrast(lab, city, x, y)
+    def pennant_contrast(self, lab, tile: TileType, rotation: int, segment: int, keep):
+        """How strongly a shield stands out anywhere on a city segment (the camera sees
+        ``keep``), or None when it sees too little of the city. See :meth:`_city_contrast`."""
+        return self._city_contrast(lab, (self._labels(tile, rotation) == segment) & keep)
 
-    def _city_contrast(self, lab, city, x, y):
+    @staticmethod
+    def _city_contrast(lab, city):
+        """The bluest spot well inside a city: the most its b* falls below the city's median,
+        less half of any lightness above it. A pennant is a blue-and-white shield in every
+        edition, a few blurred pixels at camera scale whose blue survives; editions put it in
+        different places (the Winter art in the city's corner, far from where the geometry model
+        draws it), so it is looked for on the whole city. Snow on roofs and walls is blue-tinted
+        too, but light: the lightness term keeps it out, and the city's rim, where snowy field is
+        blurred in, is eroded away."""
         import cv2
 
-        cfg = self.config
-        size = cfg.size
-        full = round(size / (1 - 2 * cfg.inset))
-        d = (full - size) // 2
-        yy, xx = np.mgrid[0:size, 0:size]
-        r = np.hypot(xx + d + 0.5 - x * full, yy + d + 0.5 - y * full)
-        near = city & (r <= cfg.pennant_radius * full)
-        far = city & ~near
-        if near.sum() < 4:
+        inner = cv2.erode(city.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        inner[[0, -1]] = inner[:, [0, -1]] = False  # the crop's edge: the gap and the neighbour
+        if inner.sum() < 5:
             return None
-        ref = np.median(lab[far if far.sum() >= 12 else city], axis=0)
-        # pennants are blue-and-white shields in every edition; blurred at camera scale the
-        # blue wins: a spot bluer (lower b) and darker than the city around it. Walls, roofs
-        # and snow on a city are rarely bluer than the city itself.
-        dev = lab - ref
-        dist = (-dev[..., 2] - 0.3 * dev[..., 0]).astype(np.float32)
-        dist = cv2.blur(dist, (3, 3))
-        return float(dist[near].max())
+        dev = lab - np.median(lab[inner], axis=0)
+        blueness = -dev[..., 2] - 0.5 * np.maximum(dev[..., 0], 0)
+        return float(blueness[inner].max())
 
     def pennant_threshold(self) -> tuple[float, float]:
         """(threshold, scale) of the contrast test: the prior until cities with and without
@@ -421,17 +430,17 @@ class TerrainScorer:
     def _pennant_term(self, lab, tile: TileType, rotation: int, keep, contrasts=None) -> float:
         """Per city segment: + for a pennant where the option has one and the image shows a
         blot, - where it shows none (and the other way round for a city without one).
-        ``contrasts`` memoises the contrast of a city region and spot across the options of one
-        crop (options that differ only by a pennant have the same cities)."""
+        ``contrasts`` memoises the contrast of a city region across the options of one crop
+        (options that differ only by a pennant have the same cities)."""
         thr, scale = self.pennant_threshold()
         contrasts = {} if contrasts is None else contrasts
         labels = self._labels(tile, rotation)
         total = 0.0
-        for segment, has, x, y in city_spots(tile, rotation):
+        for segment, has in city_segments(tile):
             city = (labels == segment) & keep
-            key = (city.tobytes(), round(x, 3), round(y, 3))
+            key = city.tobytes()
             if key not in contrasts:
-                contrasts[key] = self._city_contrast(lab, city, x, y)
+                contrasts[key] = self._city_contrast(lab, city)
             c = contrasts[key]
             if c is None:
                 continue
@@ -452,8 +461,11 @@ class TerrainScorer:
         return float((a * b).sum() / den)
 
     # --- learning ---------------------------------------------------------------------------
-    def learn(self, crop: np.ndarray, tile: TileType, rotation: int, ignore=None) -> None:
-        """Add a prepared crop known to show ``tile`` at ``rotation`` (self-calibration)."""
+    def learn(
+        self, crop: np.ndarray, tile: TileType, rotation: int, ignore=None, cell=None
+    ) -> None:
+        """Add a prepared crop known to show ``tile`` at ``rotation`` (self-calibration);
+        ``cell``, the untrimmed picture it was prepared from, teaches the side profiles."""
         kinds = self._kinds(tile, rotation)
         bins = lab_bins(crop)
         keep = np.ones(crop.shape[:2], bool) if ignore is None else ~ignore
@@ -464,8 +476,8 @@ class TerrainScorer:
                 np.add.at(self.counts[k], bins[sel], 1.0)
         self._log = None
         lab = _lab(crop)
-        for segment, has, x, y in city_spots(tile, rotation):
-            c = self.pennant_contrast(lab, tile, rotation, segment, x, y, keep)
+        for segment, has in city_segments(tile):
+            c = self.pennant_contrast(lab, tile, rotation, segment, keep)
             if c is not None:
                 self.pennant_seen[0 if has else 1].append(c)
         q = rotation // 90
@@ -473,6 +485,9 @@ class TerrainScorer:
         mask = np.rot90(keep, q).astype(np.float64)
         total, n = self.templates.get(tile.id, (np.zeros_like(lab), np.zeros(mask.shape)))
         self.templates[tile.id] = (total + lab * mask[..., None], n + mask)
+        profiles = self._side_profiles(cell, ignore)
+        if profiles is not None:
+            self.sides.learn(profiles, tile.oriented(rotation).sides)
         self.samples += 1
 
     def _follower_like(self, bins: np.ndarray, kinds: np.ndarray) -> np.ndarray:

@@ -85,6 +85,7 @@ class TrackerConfig:
     min_evidence_px: int = 12  # visible pixels (of the scoring crop) where the two best differ
     follower_guard: int = 3  # pixels around a follower left out of tile scoring (dilation)
     unexplained: float = 0.03  # a tile the rules forbid here may fit better by at most this
+    spent_margin: float = 0.02  # ... and a tile whose every copy is played, by at most this
     bag_prior: float = 0.0  # weight of log(copies left) in an option's score (off: hurt)
 
     @classmethod
@@ -235,8 +236,9 @@ class Tracker:
         self.read_thumb = self.gate.previous
         for cell, placed in self.game.board.tiles.items():
             if board.contains(cell):
-                crop = self.scorer.prepare(board.cell(*cell))
-                self.scorer.learn(crop, placed.tile, placed.rotation)
+                whole = board.cell(*cell)
+                crop = self.scorer.prepare(whole)
+                self.scorer.learn(crop, placed.tile, placed.rotation, cell=whole)
         self.known_log = len(self.game.log)
         self.status = "watching"
         return S.WATCHING
@@ -377,7 +379,8 @@ class Tracker:
         )
         if sure and isinstance(event, Turn) and event.cell == pending.cell:
             tile = self.game.tileset[event.tile]
-            self.scorer.learn(pending.crop, tile, event.rotation, pending.follower)
+            whole = pending.board.cell(*pending.cell)
+            self.scorer.learn(pending.crop, tile, event.rotation, pending.follower, whole)
             if event.meeple and pending.follower is not None and pending.follower.any():
                 colour = self.game.players[self.game.results[-1].player].colour
                 self.scorer.learn_follower(pending.crop, colour, pending.follower)
@@ -572,9 +575,9 @@ class Tracker:
             default=None,
             key=lambda x: x[0],
         )
-        # a tile the bag has run out of looks better than anything it still holds: whatever
-        # the best legal option is, it is probably not what lies there (ask, naming the turn)
-        drifted = spent_best is not None and spent_best[0] > max(scores)
+        # a tile the bag has run out of looks clearly better than anything it still holds: the
+        # best legal option is probably not what lies there (ask, naming the turn)
+        drifted = spent_best is not None and spent_best[0] > max(scores) + cfg.spent_margin
         # the bag is a prior: of two readings the image cannot tell apart, the tile with more
         # copies left is likelier to have been drawn
         scores = [

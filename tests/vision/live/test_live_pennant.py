@@ -1,10 +1,14 @@
-"""The pennant contrast test of the live scorer: a blue blot on a city where the geometry model
-puts a pennant speaks for the option with a pennant, a plain city for the one without."""
+"""The pennant test of the live scorer: a blue shield anywhere on a city speaks for the option
+with a pennant, a plain city for the one without, and snow on the roofs is no shield."""
 
 import numpy as np
+import pytest
 
 from meeplecam.engine import Kind, find_tileset
-from meeplecam.vision.live.appearance import TerrainScorer, city_spots
+from meeplecam.vision.live.appearance import TerrainScorer, city_segments
+
+BLUE_SHIELD = (150, 80, 60)  # BGR
+SNOW = (250, 235, 225)  # pale, blue-tinted
 
 
 def _pennant_pair():
@@ -20,42 +24,68 @@ def _pennant_pair():
     raise AssertionError("no pennant pair in the tile set")
 
 
-def _city_crop(scorer, tile, rotation, blot: bool):
+def _city_crop(scorer, tile, rotation, spot=None, colour=BLUE_SHIELD):
+    """A tan city on snowy field, with a 4-pixel ``colour`` square well inside the city at the
+    ``spot``-th city pixel found from the top left (None: no square)."""
     kinds = scorer._kinds(tile, rotation)
     crop = np.full((*kinds.shape, 3), (220, 220, 220), np.uint8)  # snowy field
     crop[kinds != 0] = (110, 160, 200)  # tan city (BGR)
-    if blot:
-        (_, _, x, y), *_ = [s for s in city_spots(tile, rotation) if s[1]]
-        size = scorer.config.size
-        full = round(size / (1 - 2 * scorer.config.inset))
-        d = (full - size) // 2
-        cx, cy = round(x * full - d), round(y * full - d)
-        crop[cy - 2 : cy + 2, cx - 2 : cx + 2] = (150, 80, 60)  # a blue shield
+    if spot is not None:
+        city = kinds != 0
+        inside = [
+            (y, x)
+            for y in range(2, city.shape[0] - 6)
+            for x in range(2, city.shape[1] - 6)
+            if city[y - 2 : y + 6, x - 2 : x + 6].all()
+        ]
+        y, x = inside[spot]
+        crop[y : y + 4, x : x + 4] = colour
     return crop
 
 
-def test_city_spots_turn_with_the_tile():
-    tile, _ = _pennant_pair()
-    (seg, has, x0, y0), *_ = [s for s in city_spots(tile, 0) if s[1]]
-    (_, _, x1, y1), *_ = [s for s in city_spots(tile, 90) if s[0] == seg]
-    assert has
-    assert (x1, y1) == (1 - y0, x0)  # a clockwise quarter turn
+def _terms(scorer, crop, options):
+    import cv2
+
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float64)
+    keep = np.ones(crop.shape[:2], bool)
+    return [scorer._pennant_term(lab, t, r, keep) for t, r in options]
 
 
-def test_blot_decides_between_pennant_and_plain_city():
+def test_city_segments_name_the_pennant():
+    with_pennant, plain = _pennant_pair()
+    assert any(has for _, has in city_segments(with_pennant))
+    assert not any(has for _, has in city_segments(plain))
+
+
+@pytest.mark.parametrize("spot", [0, -1], ids=["city corner", "far end of the city"])
+def test_a_shield_anywhere_on_the_city_decides(spot):
+    # editions draw the shield in different places (the Winter art in the city's corner)
     with_pennant, plain = _pennant_pair()
     scorer = TerrainScorer()
     options = [(with_pennant, 0), (plain, 0)]
-    for blot, winner in ((True, 0), (False, 1)):
-        crop = _city_crop(scorer, with_pennant, 0, blot)
-        scorer.learn(crop, with_pennant if blot else plain, 0)
-        keep = np.ones(crop.shape[:2], bool)
-        terms = [scorer._pennant_term(_lab_of(crop), t, r, keep) for t, r in options]
-        assert terms[winner] > terms[1 - winner]
-    assert scorer.pennant_seen[0] and scorer.pennant_seen[1]  # both learned (self-calibration)
+    shield = _terms(scorer, _city_crop(scorer, with_pennant, 0, spot), options)
+    bare = _terms(scorer, _city_crop(scorer, with_pennant, 0), options)
+    assert shield[0] > shield[1]
+    assert bare[1] > bare[0]
 
 
-def _lab_of(crop):
-    import cv2
+def test_snow_on_a_roof_is_no_shield():
+    with_pennant, plain = _pennant_pair()
+    scorer = TerrainScorer()
+    options = [(with_pennant, 0), (plain, 0)]
+    terms = _terms(scorer, _city_crop(scorer, with_pennant, 0, 0, colour=SNOW), options)
+    assert terms[1] > terms[0]
 
-    return cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float64)
+
+def test_threshold_is_learned_from_the_cities_seen():
+    with_pennant, plain = _pennant_pair()
+    scorer = TerrainScorer()
+    prior = scorer.pennant_threshold()
+    for _ in range(3):
+        scorer.learn(_city_crop(scorer, with_pennant, 0, 0), with_pennant, 0)
+        scorer.learn(_city_crop(scorer, with_pennant, 0), plain, 0)
+    assert len(scorer.pennant_seen[0]) == 3 and len(scorer.pennant_seen[1]) == 3
+    threshold, _ = scorer.pennant_threshold()
+    assert threshold != prior[0]
+    lo, hi = np.median(scorer.pennant_seen[1]), np.median(scorer.pennant_seen[0])
+    assert lo < threshold < hi
