@@ -122,6 +122,8 @@ class ScorerConfig:
     pennant_weight: float = 0.04  # weight of the pennant contrast test per city segment
     pennant_threshold: float = 10.0  # Lab contrast that means "a pennant" before any sample
     pennant_scale: float = 6.0  # contrast beyond the threshold that counts as sure
+    pennant_sure_ratio: float = 9.0  # log-likelihood ratio (pennant : none) that counts as sure
+    pennant_min_sd: float = 2.0  # Lab spread of a learned contrast at least
     tolerance: int = 1  # each kind's evidence is the best within this square (pixels, odd)
     side_weight: float = 0.2  # weight of the side profiles learned in play (vision.live.sides)
     reference_weight: float = 1.0  # weight of the appearance model's term, when one is given
@@ -416,23 +418,26 @@ class TerrainScorer:
         blueness = -dev[..., 2] - 0.5 * np.maximum(dev[..., 0], 0)
         return float(blueness[inner].max())
 
-    def pennant_threshold(self) -> tuple[float, float]:
-        """(threshold, scale) of the contrast test: the prior until cities with and without
-        pennants have been seen on this table, then halfway between what each looked like."""
+    def pennant_evidence(self, contrast: float) -> float:
+        """How much a city's contrast (:meth:`_city_contrast`) says "pennant", from -1 (surely
+        none) to 1 (surely one). Before this table has shown cities with and without pennants,
+        the prior threshold and scale decide; after, the log-likelihood ratio of the contrast
+        under what each looked like here (a normal fit to each, median and spread), so that a
+        contrast where the two overlap (a bluish roof on a plain city, a faded shield) says
+        little and the players are asked rather than told."""
         cfg = self.config
         yes, no = self.pennant_seen
-        if len(yes) >= 2 and len(no) >= 3:
-            hi, lo = float(np.median(yes)), float(np.median(no))
-            if hi > lo:
-                return (hi + lo) / 2, max(cfg.pennant_scale / 2, (hi - lo) / 2)
-        return cfg.pennant_threshold, cfg.pennant_scale
+        if len(yes) < 2 or len(no) < 3:
+            return float(np.clip((contrast - cfg.pennant_threshold) / cfg.pennant_scale, -1, 1))
+        sd = cfg.pennant_min_sd
+        ratio = _normal_log_pdf(contrast, yes, sd) - _normal_log_pdf(contrast, no, sd)
+        return float(np.clip(ratio / cfg.pennant_sure_ratio, -1, 1))
 
     def _pennant_term(self, lab, tile: TileType, rotation: int, keep, contrasts=None) -> float:
         """Per city segment: + for a pennant where the option has one and the image shows a
         blot, - where it shows none (and the other way round for a city without one).
         ``contrasts`` memoises the contrast of a city region across the options of one crop
         (options that differ only by a pennant have the same cities)."""
-        thr, scale = self.pennant_threshold()
         contrasts = {} if contrasts is None else contrasts
         labels = self._labels(tile, rotation)
         total = 0.0
@@ -444,7 +449,7 @@ class TerrainScorer:
             c = contrasts[key]
             if c is None:
                 continue
-            z = float(np.clip((c - thr) / scale, -1.0, 1.0))
+            z = self.pennant_evidence(c)
             total += z if has else -z
         return total
 
@@ -537,6 +542,15 @@ class TerrainScorer:
         if area < cfg.follower_min_area:
             return np.zeros(loose.shape, bool), float(area)
         return labels == big, float(area)
+
+
+def _normal_log_pdf(x: float, samples: list[float], min_sd: float = 2.0) -> float:
+    """Log density of ``x`` under a normal fitted robustly to ``samples`` (median, and 1.4826
+    times the median absolute deviation, at least ``min_sd``)."""
+    values = np.asarray(samples, np.float64)
+    centre = float(np.median(values))
+    sd = max(min_sd, 1.4826 * float(np.median(np.abs(values - centre))))
+    return -0.5 * ((x - centre) / sd) ** 2 - float(np.log(sd))
 
 
 def _tolerant(like: np.ndarray, size: int) -> np.ndarray:

@@ -77,15 +77,23 @@ def test_snow_on_a_roof_is_no_shield():
     assert terms[1] > terms[0]
 
 
-def test_threshold_is_learned_from_the_cities_seen():
+def test_what_counts_as_a_pennant_is_learned_from_the_cities_seen():
     with_pennant, plain = _pennant_pair()
     scorer = TerrainScorer()
-    prior = scorer.pennant_threshold()
     for _ in range(3):
         scorer.learn(_city_crop(scorer, with_pennant, 0, 0), with_pennant, 0)
         scorer.learn(_city_crop(scorer, with_pennant, 0), plain, 0)
-    assert len(scorer.pennant_seen[0]) == 3 and len(scorer.pennant_seen[1]) == 3
-    threshold, _ = scorer.pennant_threshold()
-    assert threshold != prior[0]
-    lo, hi = np.median(scorer.pennant_seen[1]), np.median(scorer.pennant_seen[0])
-    assert lo < threshold < hi
+    yes, no = scorer.pennant_seen
+    assert len(yes) == 3 and len(no) == 3
+    assert scorer.pennant_evidence(float(np.median(yes))) == 1.0
+    assert scorer.pennant_evidence(float(np.median(no))) == -1.0
+    # halfway between what the two looked like here, the contrast says little either way
+    assert abs(scorer.pennant_evidence((np.median(yes) + np.median(no)) / 2)) < 0.2
+
+
+def test_a_contrast_where_the_two_overlap_says_little():
+    scorer = TerrainScorer()
+    scorer.pennant_seen = ([16.0, 13.0, 19.0, 11.0, 15.0], [5.0, 3.0, 8.0, 6.0, 11.0, 4.0])
+    assert scorer.pennant_evidence(17.0) > 0.5
+    assert scorer.pennant_evidence(3.0) < -0.5
+    assert abs(scorer.pennant_evidence(10.0)) < 0.25  # a bluish roof or a faded shield: ask
