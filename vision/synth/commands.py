@@ -26,6 +26,11 @@ def _parser(p: argparse.ArgumentParser) -> None:
         "--tiles", metavar="FILE", help="tile file for tiles the set leaves to you (GB1..GB6)"
     )
     p.add_argument("--turns", type=int, help="stop each game after this many turns (default: all)")
+    p.add_argument(
+        "--table",
+        choices=("wood", "cloth", "white"),
+        help="the table's surface (default: wood or cloth at random)",
+    )
     p.add_argument("--video", action="store_true", help="also write video.mp4 per game")
     p.set_defaults(handler=run)
 
@@ -76,7 +81,14 @@ def run(args: argparse.Namespace) -> int:
             _bar(label, count, planned, time.monotonic() - started)
 
         total += write_game(
-            out / f"game-{seed:05d}", game, seed, args.palette, size, args.video, progress
+            out / f"game-{seed:05d}",
+            game,
+            seed,
+            args.palette,
+            size,
+            args.video,
+            progress,
+            args.table,
         )
     if sys.stderr.isatty():
         print(file=sys.stderr)  # end the redrawn bar's line

@@ -46,9 +46,17 @@ class TilePose:
 class Scene:
     """Everything about one game's table that stays put: layout, camera, light, canvas."""
 
-    def __init__(self, game: Game, seed: int, palette: str = "winter", size=(1280, 720)):
+    def __init__(
+        self,
+        game: Game,
+        seed: int,
+        palette: str = "winter",
+        size=(1280, 720),
+        surface: str | None = None,
+    ):
         self.game = game
         self.palette = palette
+        self.surface = surface  # wood, cloth or white; None: wood or cloth at random
         self.size = (int(size[0]), int(size[1]))
         self.rng = np.random.default_rng(seed)
         cfg = config()
@@ -397,13 +405,14 @@ def _draw_base(scene: Scene) -> np.ndarray:
     plank = max(8, int(150 * scene.scale))
     canvas[:, ::plank] = (canvas[:, ::plank] * 0.6).astype(np.uint8)
     cloth = rng.random() < cfg["cloth_chance"]
-    colour = (
-        cfg["cloths"][rng.integers(len(cfg["cloths"]))]
-        if cloth
-        else cfg["woods"][rng.integers(len(cfg["woods"]))]
-    )
-    base = np.asarray(bgr(colour), np.float32)
-    if cloth:
+    if scene.surface is not None:
+        cloth = scene.surface != "wood"
+    surface = "whites" if scene.surface == "white" else "cloths" if cloth else "woods"
+    colours = cfg[surface]
+    base = np.asarray(bgr(colours[rng.integers(len(colours))]), np.float32)
+    if surface == "whites":  # smooth, with a faint mottle
+        tex = 0.97 + 0.04 * smooth_noise(rng, (h2, w2), (10, 10))
+    elif cloth:
         tex = (
             0.9
             + 0.12 * smooth_noise(rng, (h2, w2), (12, 12))

@@ -169,15 +169,17 @@ def write_game(
     size=(1280, 720),
     video: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    surface: str | None = None,
 ) -> int:
-    """Render ``game`` into folder ``out``; returns the number of frames written."""
+    """Render ``game`` into folder ``out``; returns the number of frames written. ``surface``:
+    the table's (wood, cloth, white; default one of the first two at random)."""
     import cv2
 
     out = Path(out)
     (out / "frames").mkdir(parents=True, exist_ok=True)
     (out / "truth").mkdir(exist_ok=True)
     save_record(to_record(game), out / "record.json")
-    scene = Scene(game, seed, palette, size)
+    scene = Scene(game, seed, palette, size, surface)
     writer = None
     if video:
         writer = cv2.VideoWriter(

@@ -53,3 +53,26 @@ def test_package_exports_resolve():
     for name in synth.__all__:
         assert getattr(synth, name) is not None
     assert callable(synth.render_frame)
+
+
+def test_table_surface_can_be_chosen(tmp_path):
+    # the hidden real recordings are of a white table: the renderer can draw one on request
+    import cv2
+
+    def table_lightness(surface):
+        folder = tmp_path / surface
+        code = main([
+            "synth", str(folder), "--seed", "5", "--size", "320x180", "--turns", "1",
+            "--table", surface,
+        ])  # fmt: skip
+        assert code == 0
+        game = next(folder.iterdir())
+        frame = cv2.imread(str(sorted((game / "frames").glob("*.jpg"))[0]))
+        truth = json.loads(sorted((game / "truth").glob("*.json"))[0].read_text())
+        outline = np.array(truth["table"])
+        mask = np.zeros(frame.shape[:2], np.uint8)
+        cv2.fillPoly(mask, [outline.astype(np.int32).reshape(-1, 2)], 1)
+        lab = cv2.cvtColor(frame, cv2.COLOR_BGR2Lab)
+        return float(np.median(lab[..., 0][mask > 0]))
+
+    assert table_lightness("white") > table_lightness("wood") + 40
