@@ -142,6 +142,7 @@ TILE_MM = 45.0
 # A tile against the table's diagonal: tables are about 0.6 m to 2 m across (a small square table
 # has a diagonal of 0.85 m, a long one 2.2 m), widened for the perspective and unusual tables.
 TILE_OF_TABLE = (0.012, 0.1)
+MIN_SIDE_SHARPNESS = 1.0  # colour step per quarter pixel that a tile's side shows at least
 _OUTLINE_WORK = 480
 
 
@@ -346,6 +347,7 @@ def find_start_tile(frame: np.ndarray) -> StartTile:
     unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
     to_unit = cv2.getPerspectiveTransform(np.float32(corners), unit)
     lo, hi = TILE_OF_TABLE
+    img = cv2.GaussianBlur(frame, (3, 3), 0).astype(np.float32)
     found = []
     for cnt in contours:
         if cv2.contourArea(cnt) < 30:
@@ -358,7 +360,11 @@ def find_start_tile(frame: np.ndarray) -> StartTile:
             continue
         (_, _), (a, b), _ = cv2.minAreaRect(cnt)
         rect_fill = cv2.contourArea(cnt) / max(a * b, 1.0)
-        if max(a, b) / max(min(a, b), 1e-6) > 1.5 or rect_fill < 0.7 or fill < 0.85:
+        if max(a, b) / max(min(a, b), 1e-6) > 1.5 or rect_fill < 0.7 or fill < 0.75:
+            continue
+        # a tile's sides are sharp steps (one may be faint: a tan city on light wood); a glare
+        # or a shadow on the table is a soft one
+        if sorted(side_sharpness(img, box))[1] < MIN_SIDE_SHARPNESS:
             continue
         area_unit = cv2.contourArea(
             cv2.perspectiveTransform(box.reshape(-1, 1, 2).astype(np.float32), to_unit)
@@ -377,6 +383,20 @@ def find_start_tile(frame: np.ndarray) -> StartTile:
     return StartTile(corners, refined, len(tiles))
 
 
+def side_sharpness(img: np.ndarray, quad: np.ndarray) -> list[float]:
+    """Per side of a quadrilateral, how sharp the strongest edge near it is (within 15 % of a
+    side: the median over points along the side of the largest colour step per quarter pixel;
+    ``img`` a float image)."""
+    quad = np.asarray(quad, np.float64).reshape(4, 2)
+    side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
+    band = max(3.0, 0.15 * side)
+    out = []
+    for base, nrm in outward_sides(quad, np.linspace(0.15, 0.85, 16)):
+        _, strength = edge_offsets(img, base, np.tile(nrm, (len(base), 1)), band)
+        out.append(float(np.median(strength)))
+    return out
+
+
 def refine_square(frame: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.ndarray:
     """A tile's corners to sub-pixel precision: on each side the strongest colour edge along the
     normal (gradient centroid), a robust line through those points, the lines intersected."""
@@ -386,7 +406,10 @@ def refine_square(frame: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.nd
         side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
         band = max(3.0, (0.15 if r == 0 else 0.06) * side)
         lines = []
-        for pts in _edge_points(img, quad, band):
+        # first the outermost clear edge (a city wall drawn just inside a tile whose city has
+        # the table's colour can be the stronger one), then the sharpest one near it (not the
+        # soft rim of the tile's shadow)
+        for pts in _edge_points(img, quad, band, 0.5 if r == 0 else None):
             line = _robust_line(pts, tol=max(0.6, 0.02 * side))
             if line is None:
                 return quad
@@ -410,17 +433,24 @@ def outward_sides(quad: np.ndarray, ts: np.ndarray):
         yield a + np.outer(ts, b - a), nrm
 
 
-def _edge_points(img: np.ndarray, quad: np.ndarray, band: float, samples: int = 24):
+def _edge_points(img, quad, band: float, outermost: float | None = None, samples: int = 24):
     for base, nrm in outward_sides(quad, np.linspace(0.15, 0.85, samples)):
-        off, _ = edge_offsets(img, base, np.tile(nrm, (len(base), 1)), band)
+        off, _ = edge_offsets(img, base, np.tile(nrm, (len(base), 1)), band, outermost)
         yield base + off[:, None] * nrm
 
 
-def edge_offsets(img: np.ndarray, base: np.ndarray, normals: np.ndarray, band: float):
+def edge_offsets(
+    img: np.ndarray,
+    base: np.ndarray,
+    normals: np.ndarray,
+    band: float,
+    outermost: float | None = None,
+):
     """Where the strongest colour edge lies along each normal (``base`` N x 2 points, ``normals``
     N x 2 unit vectors, searched within +-``band`` px of ``img``, a float image): offsets (px,
     sub-pixel: the centroid of the gradient around its peak, unbiased by the sampling phase; a
-    thin gap between two tiles gives its middle) and the edge strengths."""
+    thin gap between two tiles gives its middle) and the edge strengths. ``outermost``: take
+    instead the farthest peak along the normal at least this share of the strongest."""
     step = 0.25
     offsets = np.arange(-band, band + 0.01, step)
     pts = (base[:, None, :] + offsets[None, :, None] * normals[:, None, :]).astype(np.float32)
@@ -431,6 +461,11 @@ def edge_offsets(img: np.ndarray, base: np.ndarray, normals: np.ndarray, band: f
     grad = np.linalg.norm(np.diff(vals, axis=1), axis=2)
     k = np.argmax(grad, axis=1).astype(np.float64)
     strength = grad.max(axis=1)
+    if outermost is not None:
+        padded = np.pad(grad, ((0, 0), (1, 1)))
+        peak = (grad >= padded[:, :-2]) & (grad >= padded[:, 2:])
+        peak &= grad >= outermost * strength[:, None]
+        k = (grad.shape[1] - 1 - np.argmax(peak[:, ::-1], axis=1)).astype(np.float64)
     half = round(1.5 / step)
     for _ in range(3):  # the centroid in a window re-centred on the last centroid
         idx = np.round(k)[:, None].astype(int) + np.arange(-half, half + 1)[None, :]

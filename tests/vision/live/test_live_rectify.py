@@ -4,6 +4,7 @@ to the laid tiles' borders (``rectify.refine``)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from meeplecam.vision.live import rectify
 from meeplecam.vision.live.rectify import Rectifier
@@ -70,3 +71,41 @@ def test_start_tile_found_alone_on_a_table():
     rect = rectify.from_detection(frame)
     err = np.linalg.norm(rect.to_image([(0, 0), (1, 1)]) - tile[[0, 2]], axis=1)
     assert err.max() < 1.5, err
+
+
+def _start_frame(seed: int, palette: str, surface: str | None):
+    """The renderer's first view of a game with the start tile alone and no hand over the
+    table (1920x1080), and the tile's true corners."""
+    from meeplecam.engine import find_tileset
+    from meeplecam.engine.playout import random_game
+    from meeplecam.vision.synth.render import render, truth
+    from meeplecam.vision.synth.scene import Scene
+    from meeplecam.vision.synth.sequence import views
+
+    game = random_game(find_tileset("winter"), 2, seed=seed)
+    scene = Scene(game, seed, palette, (1920, 1080), surface)
+    for state, extras in views(scene, seed):
+        info = truth(scene, state, extras)
+        if len(info["tiles"]) == 1 and not info["hands"]:
+            return render(scene, state, extras), np.array(info["tiles"][0]["corners"])
+    raise AssertionError("no view of the start tile alone")
+
+
+@pytest.mark.parametrize(
+    ("seed", "palette", "surface"),
+    [
+        (9001, "winter", "white"),  # a lamp's glare on the white table, larger than the tile
+        (8005, "scans", None),  # a tan city on light wood: its wall is the stronger edge
+    ],
+    ids=["glare on a white table", "city the colour of the table"],
+)
+def test_start_tile_found_where_the_table_looks_like_the_tile(seed, palette, surface):
+    from meeplecam.vision.synth import art
+    from meeplecam.vision.table import find_start_tile
+
+    if palette == "scans" and not art.scans_available():
+        pytest.skip("../shared/data/winter-tiles is absent")
+    frame, corners = _start_frame(seed, palette, surface)
+    found = np.asarray(find_start_tile(frame).corners)
+    err = min(np.abs(np.roll(found, k, axis=0) - corners).max() for k in range(4))
+    assert err < 1.5, err
