@@ -8,7 +8,9 @@
   ``meeplecam synth``) or drawn games (the default: cheap, generated here). It also reports how many
   turns were read right: ``--answers players`` has the people at the table answer and correct (the
   live app), ``--answers best`` takes each question's best option (``replay``); ``--model art``
-  gives the tracker the art the games were drawn with, ``--model FILE`` a model file.
+  gives the tracker the art the games were drawn with, ``--model FILE`` a model file;
+  ``--geometry find`` has the tracker find the table and start tile itself (no profile) instead
+  of taking the renderer's geometry.
 - ``memory``: RSS sampled while the synthetic demo table (generated, never pre-recorded; games
   follow one another) runs through one long-lived live feed for ``--minutes``; reported as the
   slope after warm-up (MB per 10 minutes; flat = < 1). ``--drawn``: drawn games instead, a new
@@ -80,8 +82,9 @@ def bench_watch(frames: int) -> dict:
     return {"frame": [1280, 720], "tracker_feed": _stats(times), "motion_gate": _stats(gate_times)}
 
 
-def _replay_games(games_dir: str | None, count: int):
-    """(name, frames iterator, game, rectifier, expected record, palette) per game."""
+def _replay_games(games_dir: str | None, count: int, find_table: bool = False):
+    """(name, frames iterator, game, rectifier, expected record, palette) per game; the
+    rectifier is None with ``find_table`` (the tracker finds the table and the start tile)."""
     from meeplecam.engine import Game, Player, find_tileset, read_record_file
     from meeplecam.vision.live.rectify import Rectifier
     from meeplecam.vision.live.replay import truth_rectifier
@@ -98,7 +101,7 @@ def _replay_games(games_dir: str | None, count: int):
                 folder.name,
                 FolderSource(folder / "frames"),
                 game,
-                truth_rectifier(folder / "frames"),
+                None if find_table else truth_rectifier(folder / "frames"),
                 record,
                 palette,
             )
@@ -143,19 +146,26 @@ def _reference(model: str | None, game, palette: str | None):
 
 
 def bench_latency(
-    games_dir: str | None, count: int, answers: str = "best", model: str | None = None
+    games_dir: str | None,
+    count: int,
+    answers: str = "best",
+    model: str | None = None,
+    geometry: str = "truth",
 ) -> dict:
     """``answers``: ``best`` takes every question's best option and leaves wrong readings
     uncorrected (``meeplecam replay``); ``players`` plays the people at the table, who answer
     every question with what they laid, correct a wrong reading at once and enter a missed turn
-    by hand, so each turn is read against a true board (the live app)."""
+    by hand, so each turn is read against a true board (the live app). ``geometry``: ``truth``
+    gives the tracker the renderer's table geometry (a stand-in for calibration), ``find`` has
+    it find the table and the start tile on the first settled frame (no profile at all)."""
     from meeplecam.vision.live.replay import compare, compare_by_cell, replay
 
     latencies = []
     per_game = []
     totals = dict.fromkeys(("right", "turns", "questions", "wrong", "missed", "asked_right"), 0)
     no_question = by_cell = 0
-    for name, frames, game, rectifier, expected, palette in _replay_games(games_dir, count):
+    games = _replay_games(games_dir, count, find_table=geometry == "find")
+    for name, frames, game, rectifier, expected, palette in games:
         reference = _reference(model, game, palette)
         if answers == "players":
             tally, lat = _play_with_players(frames, game, rectifier, expected, reference)
@@ -183,6 +193,7 @@ def bench_latency(
         "source": games_dir or "drawn games",
         "answers": answers,
         "model": model or "learned during play",
+        "geometry": geometry,
         "settled_to_observation": _stats(latencies),
         "turns_right": totals["right"],
         "turns": totals["turns"],
@@ -208,11 +219,12 @@ def _play_with_players(frames, game, rectifier, expected, reference) -> tuple[di
     from meeplecam.engine import Discard, Turn
     from meeplecam.engine.record import event_to_dict, parse_event
     from meeplecam.vision.live.observations import Commit, Question
+    from meeplecam.vision.live.rectify import from_detection
     from meeplecam.vision.live.replay import _same
     from meeplecam.vision.live.tracker import Tracker
 
     events = [parse_event(t, i + 1) for i, t in enumerate(expected["turns"])]
-    tracker = Tracker(game, rectifier, reference=reference)
+    tracker = Tracker(game, rectifier, reference=reference, locate=from_detection)
     tally = dict.fromkeys(("right", "questions", "wrong", "missed", "asked_right"), 0)
     tally["turns"] = sum(isinstance(e, Turn) for e in events)
     done = 0  # events applied
@@ -383,6 +395,13 @@ def main(argv=None) -> int:
         help="appearance model for the latency run: a model file, or 'art' for the art the "
         "games were rendered with (default: none, learned during play)",
     )
+    parser.add_argument(
+        "--geometry",
+        choices=["truth", "find"],
+        default="truth",
+        help="latency run: the renderer's table geometry (a stand-in for calibration), or find "
+        "the table and the start tile as with no profile",
+    )
     parser.add_argument("--minutes", type=float, default=3.0, help="length of the memory run")
     parser.add_argument(
         "--drawn", action="store_true", help="memory run on drawn games (no synthetic renderer)"
@@ -395,7 +414,9 @@ def main(argv=None) -> int:
     if "watch" in args.what:
         results["watch"] = bench_watch(args.frames)
     if "latency" in args.what:
-        results["latency"] = bench_latency(args.games, args.count, args.answers, args.model)
+        results["latency"] = bench_latency(
+            args.games, args.count, args.answers, args.model, args.geometry
+        )
     if "memory" in args.what:
         results["memory"] = bench_memory(args.minutes, args.drawn)
     text = json.dumps(results, indent=2)

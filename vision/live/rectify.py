@@ -428,7 +428,12 @@ def _float_image(frame: np.ndarray) -> np.ndarray:
 
 
 def refine(
-    rectifier: Rectifier, frame: np.ndarray, cells, rounds: int = 4, band: float = 0.12
+    rectifier: Rectifier,
+    frame: np.ndarray,
+    cells,
+    rounds: int = 4,
+    band: float = 0.12,
+    min_cells: int = 5,
 ) -> Rectifier:
     """The grid re-fitted to the borders and gaps of the laid tiles in ``cells`` (grid cells that
     hold a tile in ``frame``): each side of each tile is looked for within ``band`` cells of where
@@ -436,7 +441,10 @@ def refine(
     towards none, robust to the art's own edges by Tukey weights) moves the lines onto them.
 
     One tile fixes its angle and scale only roughly (a few pixels of error become many cells
-    away); every laid tile adds sides far apart. Returns the input unchanged when the fit does
+    away); every laid tile adds sides far apart. With fewer than ``min_cells`` tiles the grid is
+    left as it is: eight parameters fitted to three or four tiles can lock onto their art's
+    roads and walls (a quarter of a cell off on a synthetic game) where the start tile's grid
+    was within a few pixels. Returns the input unchanged when the fit does
     not improve :func:`border_score` (so it is never worse than the input), else a rectifier of
     the same kind (a lens-mapped one keeps its lens: the correction goes in front of it).
 
@@ -447,7 +455,7 @@ def refine(
     from meeplecam.vision.table import edge_offsets
 
     cells = sorted({(int(c[0]), int(c[1])) for c in cells})
-    if not cells or frame is None:
+    if len(cells) < min_cells or frame is None:
         return rectifier
     img = _float_image(frame)
     pts, nrm = _border_samples(cells)
