@@ -13,9 +13,10 @@ there. The histograms start from the start tile (known) and grow with every comm
 (self-calibration: labelled samples of this art under this light). Once a tile type has been seen,
 its mean appearance (a template in canonical orientation) may add a second term (off by default:
 with one or two samples per type it favoured the types already seen). Pennants, a few blurred
-pixels at camera scale, get their own test: a blue spot anywhere well inside the city, with its
-threshold learned from the cities seen so far. The four edges get another (``vision.live.sides``):
-what a road, city or field side looks like on this table, learned from the tiles confirmed so far.
+pixels at camera scale, get their own test: a blue spot anywhere well inside the city, weighed by
+what the cities seen so far looked like with and without one. The four edges get another
+(``vision.live.sides``): what a road, city or field side looks like on this table, learned from
+the tiles confirmed so far.
 
 When the copy's art is known (an appearance model, ``vision.model``: from a calibration profile,
 ``--model``, or the art the demo table draws), every option is also scored by how far the cell
@@ -293,7 +294,7 @@ class TerrainScorer:
         keep = np.ones(crop.shape[:2], bool) if ignore is None else ~ignore
         n = max(1, int(keep.sum()))
         lab = None
-        contrasts: dict = {}  # twins (O and P at one rotation) share their city spots
+        contrasts: dict = {}  # twins (O and P at one rotation) share their cities
         reference = self._reference_features(cell, ignore) if self.reference else None
         profiles = self._side_profiles(cell, ignore) if self.config.side_weight else None
         side_memo: dict = {}
