@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from meeplecam.vision.table import intersect_lines, order_corners, outward_sides
+from meeplecam.vision.table import edge_image, intersect_lines, order_corners, outward_sides
 
 from .config import settings
 from .errors import CalibrationError, MarkersNotFound
@@ -148,7 +148,7 @@ def edge_points(
     quad = np.asarray(quad, np.float64).reshape(4, 2)
     side_px = np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))
     band = float(band or max(cfg["edge_band_px"], 0.12 * side_px))
-    img = cv2.GaussianBlur(frame, (3, 3), 0).astype(np.float32)
+    img = edge_image(frame)
     if img.ndim == 2:
         img = img[..., None]
     step = 0.25

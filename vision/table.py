@@ -347,7 +347,7 @@ def find_start_tile(frame: np.ndarray) -> StartTile:
     unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
     to_unit = cv2.getPerspectiveTransform(np.float32(corners), unit)
     lo, hi = TILE_OF_TABLE
-    img = cv2.GaussianBlur(frame, (3, 3), 0).astype(np.float32)
+    img = edge_image(frame)
     found = []
     for cnt in contours:
         if cv2.contourArea(cnt) < 30:
@@ -379,8 +379,14 @@ def find_start_tile(frame: np.ndarray) -> StartTile:
     biggest = max(f[0] for f in found)
     tiles = [f for f in found if f[0] >= 0.45 * biggest]
     _, _, box = max(tiles, key=lambda f: (f[1], f[0]))
-    refined = refine_square(frame, box)
+    refined = _refine_square(img, box)
     return StartTile(corners, refined, len(tiles))
+
+
+def edge_image(frame: np.ndarray) -> np.ndarray:
+    """The float image the edge finders read: lightly blurred, so that a step is found to a
+    fraction of a pixel rather than on one noisy pixel."""
+    return cv2.GaussianBlur(frame, (3, 3), 0).astype(np.float32)
 
 
 def side_sharpness(img: np.ndarray, quad: np.ndarray) -> list[float]:
@@ -400,8 +406,11 @@ def side_sharpness(img: np.ndarray, quad: np.ndarray) -> list[float]:
 def refine_square(frame: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.ndarray:
     """A tile's corners to sub-pixel precision: on each side the strongest colour edge along the
     normal (gradient centroid), a robust line through those points, the lines intersected."""
+    return _refine_square(edge_image(frame), quad, rounds)
+
+
+def _refine_square(img: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.ndarray:
     quad = np.asarray(quad, np.float64).reshape(4, 2)
-    img = cv2.GaussianBlur(frame, (3, 3), 0).astype(np.float32)
     for r in range(rounds):
         side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
         band = max(3.0, (0.15 if r == 0 else 0.06) * side)

@@ -409,22 +409,16 @@ def _image_normals(rect: Rectifier, pts: np.ndarray, nrm: np.ndarray, eps: float
 def border_score(rectifier: Rectifier, frame: np.ndarray, cells) -> float:
     """How well the grid's lines fall on the laid tiles' borders and gaps: the mean colour
     gradient across the predicted side lines, at the lines themselves (higher is better)."""
-    from meeplecam.vision.table import edge_offsets
+    from meeplecam.vision.table import edge_image, edge_offsets
 
     cells = list(cells)
     if not cells:
         return 0.0
-    img = _float_image(frame)
+    img = edge_image(frame)
     pts, nrm = _border_samples(cells)
     base, normals = _image_normals(rectifier, pts, nrm)
     _, strength = edge_offsets(img, base, normals, 0.5)
     return float(np.mean(strength))
-
-
-def _float_image(frame: np.ndarray) -> np.ndarray:
-    import cv2
-
-    return cv2.GaussianBlur(frame, (3, 3), 0).astype(np.float32)
 
 
 def refine(
@@ -452,12 +446,12 @@ def refine(
     ``self.rectifier = refine(self.rectifier, frame, self.game.board.tiles)``, and re-cuts its
     baseline if the rectifier changed (``result is not self.rectifier``).
     """
-    from meeplecam.vision.table import edge_offsets
+    from meeplecam.vision.table import edge_image, edge_offsets
 
     cells = sorted({(int(c[0]), int(c[1])) for c in cells})
     if len(cells) < min_cells or frame is None:
         return rectifier
-    img = _float_image(frame)
+    img = edge_image(frame)
     pts, nrm = _border_samples(cells)
     # normalised grid coordinates around the laid cells: the 8 parameters are of like size
     arr = np.asarray(cells, np.float64) + 0.5

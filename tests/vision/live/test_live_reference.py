@@ -14,18 +14,6 @@ from meeplecam.vision.synth import art
 TILESET = find_tileset("winter")
 
 
-def _cell_picture(tile_id: str, rotation: int, palette: str, seed: int = 0) -> np.ndarray:
-    """A 48 px top-down cell as the live loop cuts it: the tile with a thin gap of table around
-    it, softened like a camera and with sensor noise."""
-    tile = TILESET[tile_id]
-    drawn = art.tile_art(tile, rotation, palette, 46)
-    cell = np.full((48, 48, 3), (120, 150, 170), np.uint8)  # wood
-    cell[1:47, 1:47] = drawn
-    cell = cv2.GaussianBlur(cell, (3, 3), 0.8)
-    noise = np.random.default_rng(seed).normal(0, 3, cell.shape)
-    return np.clip(cell + noise, 0, 255).astype(np.uint8)
-
-
 def _ranked(scorer, cell, options, ignore=None) -> list[tuple[str, int]]:
     crop = scorer.prepare(cell)
     scores = scorer.score(crop, [(TILESET[t], r) for t, r in options], ignore, cell)
@@ -34,21 +22,21 @@ def _ranked(scorer, cell, options, ignore=None) -> list[tuple[str, int]]:
 
 @pytest.mark.parametrize("palette", ["winter", "scans"])
 @pytest.mark.parametrize("pair", [("M", "N"), ("F", "G"), ("O", "P"), ("Q", "R"), ("S", "T")])
-def test_the_model_tells_a_pennant_pair_apart(palette, pair):
+def test_the_model_tells_a_pennant_pair_apart(palette, pair, art_cell):
     if palette == "scans" and not art.scans_available():
         pytest.skip("../shared/data/winter-tiles is absent")
     scorer = TerrainScorer(reference=build_from_art(TILESET, palette))
     for rotation in (0, 90, 180, 270):
         for laid in pair:
-            cell = _cell_picture(laid, rotation, palette, seed=rotation)
+            cell = art_cell(laid, rotation, palette, seed=rotation)
             options = [(t, rotation) for t in pair]
             assert _ranked(scorer, cell, options)[0] == (laid, rotation), (laid, rotation)
 
 
-def test_a_follower_over_the_art_is_left_out():
+def test_a_follower_over_the_art_is_left_out(art_cell):
     """A red figure covers part of the tile: the pixels under it are no evidence of the art."""
     scorer = TerrainScorer(reference=build_from_art(TILESET, "winter"))
-    cell = _cell_picture("M", 90, "winter")
+    cell = art_cell("M", 90, "winter")
     cv2.circle(cell, (30, 30), 7, (30, 30, 200), -1)
     crop = scorer.prepare(cell)
     ignore = np.zeros(crop.shape[:2], bool)

@@ -2,7 +2,6 @@
 like on this table, learned from the tiles it has confirmed, tells apart legal options that differ
 on a side no neighbour covers."""
 
-import cv2
 import numpy as np
 import pytest
 
@@ -57,17 +56,8 @@ def test_a_follower_on_a_side_hides_it():
     assert profiles.cost(seen, "FRFR") < profiles.cost(blind, "FRFR")
 
 
-def _cell_from_art(tile_id: str, rotation: int, palette: str, seed: int) -> np.ndarray:
-    drawn = art.tile_art(TILESET[tile_id], rotation, palette, 46)
-    cell = np.full((48, 48, 3), (120, 150, 170), np.uint8)  # the table in the gaps
-    cell[1:47, 1:47] = drawn
-    cell = cv2.GaussianBlur(cell, (3, 3), 0.8)
-    noise = np.random.default_rng(seed).normal(0, 3, cell.shape)
-    return np.clip(cell + noise, 0, 255).astype(np.uint8)
-
-
 @pytest.mark.parametrize("palette", ["winter", "scans"])
-def test_the_art_of_the_first_tiles_reads_a_straight_road(palette):
+def test_the_art_of_the_first_tiles_reads_a_straight_road(palette, art_cell):
     # a straight road (U) against the T-junction (W) that puts a road on its open south side:
     # on the Winter scans the road is a thin line and the terrain regions of the geometry model
     # miss it; the sides learned from the start tile and two more tiles do not
@@ -75,9 +65,9 @@ def test_the_art_of_the_first_tiles_reads_a_straight_road(palette):
         pytest.skip("../shared/data/winter-tiles is absent")
     profiles = SideProfiles()
     for seed, (tile_id, rotation) in enumerate([("D", 0), ("K", 90), ("E", 180)]):
-        cell = _cell_from_art(tile_id, rotation, palette, seed)
+        cell = art_cell(tile_id, rotation, palette, seed)
         profiles.learn(profiles.read(cell), TILESET[tile_id].oriented(rotation).sides)
-    view = profiles.read(_cell_from_art("U", 0, palette, 7))
+    view = profiles.read(art_cell("U", 0, palette, 7))
     straight = profiles.cost(view, TILESET["U"].oriented(0).sides)
     for rotation in TILESET["W"].distinct_rotations:
         assert straight < profiles.cost(view, TILESET["W"].oriented(rotation).sides)
