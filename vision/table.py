@@ -143,6 +143,9 @@ TILE_MM = 45.0
 # has a diagonal of 0.85 m, a long one 2.2 m), widened for the perspective and unusual tables.
 TILE_OF_TABLE = (0.012, 0.1)
 MIN_SIDE_SHARPNESS = 1.0  # colour step per quarter pixel that a tile's side shows at least
+SQUARE_RATIO = 0.85  # a tile's shorter extent over its longer one on the table, at least
+STRIP_OBJECTS = 0.1  # share of a tile's missing strip unlike the table, at least
+MAX_SIDE_SKEW_DEG = 4.0  # angle between a tile's opposite sides in the picture, at most
 _OUTLINE_WORK = 480
 
 
@@ -380,7 +383,53 @@ def find_start_tile(frame: np.ndarray) -> StartTile:
     tiles = [f for f in found if f[0] >= 0.45 * biggest]
     _, _, box = max(tiles, key=lambda f: (f[1], f[0]))
     refined = _refine_square(img, box)
+    refined = _complete_square(objects, corners, refined, (frame.shape[1], frame.shape[0]))
     return StartTile(corners, refined, len(tiles))
+
+
+def _complete_square(objects: np.ndarray, table: np.ndarray, quad: np.ndarray, size) -> np.ndarray:
+    """A tile found much shorter one way than the other, on the table (its perspective undone
+    by the outline and the camera's proportions, :func:`rectangle_aspect`), lacks a strip whose
+    colour is the table's (a city cap on a table of its colour): the square is completed on the
+    end where the missing strip holds things unlike the table (the art's roofs and walls), if
+    either does. ``objects``: :func:`objects_on_table`'s mask."""
+    aspect = rectangle_aspect(table, size)
+    if aspect is None:
+        return quad
+    unit = np.float32([[0, 0], [aspect, 0], [aspect, 1], [0, 1]])
+    to_table = cv2.getPerspectiveTransform(np.float32(table), unit).astype(np.float64)
+    q = _apply_h(to_table, quad)
+    lengths = np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1)  # side i from corner i to i+1
+    along, across = (lengths[0] + lengths[2]) / 2, (lengths[1] + lengths[3]) / 2
+    if min(along, across) / max(along, across) >= SQUARE_RATIO:
+        return quad
+    grow = abs(along - across)
+    # the short sides (0 and 2 when ``along`` is short) are lengthened at one end: side 1 or 3
+    # moves out, the corners on it along the short sides' directions
+    best, best_share = quad, STRIP_OBJECTS
+    for side in (1, 3) if along < across else (0, 2):
+        a, b = side, (side + 1) % 4
+        new = q.copy()
+        for corner, other in ((a, (a - 1) % 4), (b, (b + 1) % 4)):
+            d = q[corner] - q[other]
+            new[corner] = q[corner] + grow * d / np.linalg.norm(d)
+        candidate = _apply_h(np.linalg.inv(to_table), new)
+        strip = np.zeros_like(objects)
+        cv2.fillPoly(
+            strip,
+            [np.round(candidate[[a, b]].tolist() + quad[[b, a]].tolist()).astype(np.int32)],
+            1,
+        )
+        share = float((objects & strip).sum()) / max(int(strip.sum()), 1)
+        if share > best_share:
+            best, best_share = candidate, share
+    return best
+
+
+def _apply_h(hom: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    h = np.c_[pts, np.ones(len(pts))] @ hom.T
+    return h[:, :2] / h[:, 2:3]
 
 
 def edge_image(frame: np.ndarray) -> np.ndarray:
@@ -409,25 +458,55 @@ def refine_square(frame: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.nd
     return _refine_square(edge_image(frame), quad, rounds)
 
 
-def _refine_square(img: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.ndarray:
+def _refine_square(img: np.ndarray, quad: np.ndarray, rounds: int = 2, fine=False) -> np.ndarray:
+    """``fine``: the quad is already near the tile's sides, only the fine rounds are run."""
     quad = np.asarray(quad, np.float64).reshape(4, 2)
-    for r in range(rounds):
+    for r in range(1 if fine else 0, rounds):
         side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
         band = max(3.0, (0.15 if r == 0 else 0.06) * side)
         lines = []
         # first the outermost clear edge (a city wall drawn just inside a tile whose city has
         # the table's colour can be the stronger one), then the sharpest one near it (not the
         # soft rim of the tile's shadow)
-        for pts in _edge_points(img, quad, band, 0.5 if r == 0 else None):
-            line = _robust_line(pts, tol=max(0.6, 0.02 * side))
+        tol = max(0.6, 0.02 * side)
+        found = list(_edge_points(img, quad, band, 0.5 if r == 0 else None))
+        for pts in found:
+            line = _robust_line(pts, tol)
             if line is None:
                 return quad
             lines.append(line)
+        lines = _parallel_sides(lines, found, tol)
         out = intersect_lines(lines)  # corner i between sides i-1 and i
         if out is None or np.max(np.linalg.norm(out - quad, axis=1)) > max(0.3 * side, 6.0):
             return quad  # the fit ran off: keep what we had
         quad = out
     return quad
+
+
+def _parallel_sides(lines, points, tol: float):
+    """A tile's opposite sides are near parallel in the picture (a few degrees of perspective
+    across one tile): where two are not, the line through fewer of its own edge points (one
+    drawn through a city's curved wall when the city has the table's colour) is replaced by
+    the parallel to the other through the largest group of its points."""
+    lines = list(lines)
+    for i, j in ((0, 2), (1, 3)):
+        (_, di), (_, dj) = lines[i], lines[j]
+        if abs(float(np.dot(di, dj))) >= np.cos(np.radians(MAX_SIDE_SKEW_DEG)):
+            continue
+        support = [_support(lines[k], points[k], tol) for k in (i, j)]
+        good, bad = (i, j) if support[0] >= support[1] else (j, i)
+        d = lines[good][1]
+        nrm = np.array([-d[1], d[0]])
+        offsets = points[bad] @ nrm
+        near = np.abs(offsets[:, None] - offsets[None, :]) <= tol
+        members = near[int(np.argmax(near.sum(axis=1)))]
+        lines[bad] = (points[bad][members].mean(axis=0), d)
+    return lines
+
+
+def _support(line, pts: np.ndarray, tol: float) -> int:
+    point, d = line
+    return int((np.abs((pts - point) @ np.array([-d[1], d[0]])) <= tol).sum())
 
 
 def outward_sides(quad: np.ndarray, ts: np.ndarray):
