@@ -145,6 +145,7 @@ TILE_OF_TABLE = (0.012, 0.1)
 MIN_SIDE_SHARPNESS = 1.0  # colour step per quarter pixel that a tile's side shows at least
 SQUARE_RATIO = 0.85  # a tile's shorter extent over its longer one on the table, at least
 STRIP_OBJECTS = 0.1  # share of a tile's missing strip unlike the table, at least
+SHARP_STEP = 5.0  # Lab colour step per pixel of a tile's border or art (wood grain: 1-2)
 MAX_SIDE_SKEW_DEG = 4.0  # angle between a tile's opposite sides in the picture, at most
 _OUTLINE_WORK = 480
 
@@ -312,10 +313,13 @@ def intersect_lines(lines) -> np.ndarray | None:
     return np.asarray(out)
 
 
-def objects_on_table(frame: np.ndarray, table_mask: np.ndarray) -> np.ndarray:
+def objects_on_table(frame: np.ndarray, table_mask: np.ndarray, reach: int = 0) -> np.ndarray:
     """uint8 0/1 at frame size: what differs from the table around it. The table's own colour is
     a wide median (several tiles across) at a small scale, so uneven light and glare stay table,
-    and the difference is taken at full resolution, where a start tile is 20-60 px wide."""
+    and the difference is taken at full resolution, where a start tile is 20-60 px wide. With
+    ``reach`` (px), only what lies that near a sharp colour step counts: a tile's border and art
+    are sharp, the rim of a lamp's glare or a soft shadow beside the tile is not (joined to the
+    tile, either made it no square)."""
     h, w = frame.shape[:2]
     s = _OUTLINE_WORK / max(h, w)
     small = cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
@@ -327,7 +331,16 @@ def objects_on_table(frame: np.ndarray, table_mask: np.ndarray) -> np.ndarray:
     if not inside.any():
         raise TableNotLocated("no table surface found")
     tol = max(10.0, 3.0 * float(np.quantile(diff[inside], 0.75)))
-    return ((diff > tol) & inside).astype(np.uint8)
+    found = (diff > tol) & inside
+    if reach > 0:
+        # Sobel / 8: the colour step per pixel
+        gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3)
+        step = np.sqrt((gx**2 + gy**2).sum(axis=2)) / 8
+        sharp = (step > SHARP_STEP).astype(np.uint8)
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+        found &= cv2.dilate(sharp, kernel) > 0
+    return found.astype(np.uint8)
 
 
 def find_start_tile(frame: np.ndarray) -> StartTile:
@@ -341,7 +354,7 @@ def find_start_tile(frame: np.ndarray) -> StartTile:
     centre = corners.mean(axis=0)
     shrunk = centre + (corners - centre) * (1 - 0.02)  # not the table's rim
     cv2.fillPoly(inside, [np.round(shrunk).astype(np.int32)], 1)
-    objects = objects_on_table(frame, inside)
+    objects = objects_on_table(frame, inside, reach=max(2, round(0.005 * diag)))
     # join the tile's art (a snowy tile is table-white between its roads and city) into one blob
     k = max(3, round(0.006 * diag) | 1)
     blobs = cv2.morphologyEx(objects, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))

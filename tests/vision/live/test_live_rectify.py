@@ -97,11 +97,15 @@ def _start_frame(seed: int, palette: str, surface: str | None):
         (9001, "winter", "white"),  # a lamp's glare on the white table, larger than the tile
         (8005, "scans", None),  # a tan city on light wood: its wall is the stronger edge
         (7012, "winter", None),  # a city cap the table's colour: the tile is completed
+        (7010, "winter", None),  # a soft shade beside the tile, joined to it
+        (8017, "scans", None),  # a lamp's glare beside the tile on a dark table
     ],
     ids=[
         "glare on a white table",
         "city the colour of the table",
         "city cap the colour of the table",
+        "shade beside the tile",
+        "glare beside the tile",
     ],
 )
 def test_start_tile_found_where_the_table_looks_like_the_tile(seed, palette, surface):
