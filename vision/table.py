@@ -143,11 +143,12 @@ TILE_MM = 45.0
 # has a diagonal of 0.85 m, a long one 2.2 m), widened for the perspective and unusual tables.
 TILE_OF_TABLE = (0.012, 0.1)
 MIN_SIDE_SHARPNESS = 1.0  # colour step per quarter pixel that a tile's side shows at least
-SQUARE_RATIO = 0.85  # a tile's shorter extent over its longer one on the table, at least
+SQUARE_RATIO = 0.92  # a tile's shorter extent over its longer one on the table, at least
 STRIP_OBJECTS = 0.1  # share of a tile's missing strip unlike the table, at least
 SHARP_STEP = 5.0  # Lab colour step per pixel of a tile's border or art (wood grain: 1-2)
 MAX_SIDE_SKEW_DEG = 4.0  # angle between a tile's opposite sides in the picture, at most
 _OUTLINE_WORK = 480
+GROW_STEPS = (1, 1.5, 2, 3, 4)  # Lab steps between neighbours a table's surface may make
 
 
 @dataclass
@@ -189,18 +190,57 @@ def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             and (near < 18 or (near < 35 and c_share[j] > b_share[j]))
         ):
             mask |= (labels == j).astype(np.uint8)
-    found = largest_region(mask)
-    if found is None:
+    # Two guesses at the surface, k-means' colour classes and a fill grown over small steps;
+    # the one that fills its quadrilateral better wins (a leak into the floor or a notch of
+    # glare leaves a ragged region).
+    outlines = [o for o in (_outline(mask), _outline(_grown_surface(small, mask))) if o]
+    if not outlines:
         raise TableNotLocated("no table surface found")
-    cnt, _, filled = found
-    if cv2.contourArea(cnt) < 0.1 * sh * sw:
+    area, quad, filled = max(outlines, key=lambda o: o[0] / max(cv2.contourArea(o[1]), 1.0))
+    if area < 0.1 * sh * sw:
         raise TableNotLocated("the table surface found is too small")
-    quad = four_lines(cnt.reshape(-1, 2).astype(np.float64))
-    if quad is None:
-        quad = _quad(cnt, 0.01)
-    quad = fit_sides(cnt.reshape(-1, 2).astype(np.float64), order_corners(quad))
     corners = order_corners(quad / s)
     return corners, cv2.resize(filled, (w, h), interpolation=cv2.INTER_NEAREST)
+
+
+def _outline(mask: np.ndarray):
+    """(area, fitted quadrilateral, filled region) of a surface mask's largest region (work
+    scale), or None."""
+    found = largest_region(mask)
+    if found is None:
+        return None
+    cnt, _, filled = found
+    points = cnt.reshape(-1, 2).astype(np.float64)
+    quad = four_lines(points)
+    if quad is None:
+        quad = _quad(cnt, 0.01)
+    quad = fit_sides(points, order_corners(quad))
+    return float(cv2.contourArea(cnt)), quad.astype(np.float32), filled
+
+
+def _grown_surface(small: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+    """The table grown from its colour region's middle over steps of colour too small to be an
+    edge (the light falling off across the table splits its colour in two for k-means, and the
+    darker half can share a cluster with the floor): the most permissive flood fill that still
+    stops short of the frame's border. uint8 0/1, or all 0 when every fill leaks."""
+    sh, sw = seeds.shape
+    ys, xs = np.nonzero(seeds)
+    if not len(xs):
+        return np.zeros_like(seeds)
+    nearest = int(np.argmin((xs - sw / 2) ** 2 + (ys - sh / 2) ** 2))
+    seed = (int(xs[nearest]), int(ys[nearest]))
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
+    best = np.zeros_like(seeds)
+    for step in GROW_STEPS:
+        fill = np.zeros((sh + 2, sw + 2), np.uint8)
+        flags = 4 | cv2.FLOODFILL_MASK_ONLY | (1 << 8)
+        cv2.floodFill(lab, fill, seed, 0, (step,) * 3, (step,) * 3, flags)
+        grown = fill[1:-1, 1:-1]
+        edge = np.concatenate([grown[0], grown[-1], grown[:, 0], grown[:, -1]])
+        if edge.mean() > 0.02:
+            break
+        best = grown
+    return best
 
 
 def largest_region(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
