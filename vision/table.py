@@ -161,7 +161,7 @@ class StartTile:
 def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The table (corners clockwise from the top-left, image px; and its filled mask at frame
     size) as the large region of one colour that fills the frame's centre but not its border:
-    Lab k-means on a small copy. Raises TableNotLocated."""
+    Lab k-means on a small copy, or a fill grown from its middle. Raises TableNotLocated."""
     h, w = frame.shape[:2]
     s = _OUTLINE_WORK / max(h, w)
     small = cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
@@ -196,26 +196,32 @@ def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     outlines = [o for o in (_outline(mask), _outline(_grown_surface(small, mask))) if o]
     if not outlines:
         raise TableNotLocated("no table surface found")
-    area, quad, filled = max(outlines, key=lambda o: o[0] / max(cv2.contourArea(o[1]), 1.0))
-    if area < 0.1 * sh * sw:
+    quad, filled, _ = max(outlines, key=lambda o: o[2])
+    if filled.sum() < 0.1 * sh * sw:
         raise TableNotLocated("the table surface found is too small")
     corners = order_corners(quad / s)
     return corners, cv2.resize(filled, (w, h), interpolation=cv2.INTER_NEAREST)
 
 
 def _outline(mask: np.ndarray):
-    """(area, fitted quadrilateral, filled region) of a surface mask's largest region (work
-    scale), or None."""
+    """(quadrilateral, filled region, fill) of a surface mask's largest region (work scale), or
+    None. The quadrilateral is four lines fitted to the region's outline, or its convex hull's
+    where those lines meet far outside the picture (a ragged side: the hull still spans it);
+    ``fill`` is the region's area over the quadrilateral's."""
     found = largest_region(mask)
     if found is None:
         return None
     cnt, _, filled = found
     points = cnt.reshape(-1, 2).astype(np.float64)
-    quad = four_lines(points)
-    if quad is None:
-        quad = _quad(cnt, 0.01)
-    quad = fit_sides(points, order_corners(quad))
-    return float(cv2.contourArea(cnt)), quad.astype(np.float32), filled
+    hull = _quad(cnt, 0.01)
+    lines = four_lines(points)
+    quad = order_corners(fit_sides(points, order_corners(hull if lines is None else lines)))
+    h, w = mask.shape
+    reach = np.array([w, h]) * 0.25
+    if np.any(quad < -reach) or np.any(quad > np.array([w, h]) + reach):
+        quad = order_corners(hull)
+    fill = float(cv2.contourArea(cnt)) / max(float(cv2.contourArea(np.float32(quad))), 1.0)
+    return quad, filled, fill
 
 
 def _grown_surface(small: np.ndarray, seeds: np.ndarray) -> np.ndarray:
