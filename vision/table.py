@@ -446,6 +446,12 @@ def find_start_tile(frame: np.ndarray) -> StartTile:
     return StartTile(corners, refined, len(tiles))
 
 
+def _through(hom: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    return cv2.perspectiveTransform(np.asarray(pts, np.float64).reshape(-1, 1, 2), hom).reshape(
+        -1, 2
+    )
+
+
 def _complete_square(objects: np.ndarray, table: np.ndarray, quad: np.ndarray, size) -> np.ndarray:
     """A tile found much shorter one way than the other, on the table (its perspective undone
     by the outline and the camera's proportions, :func:`rectangle_aspect`), lacks a strip whose
@@ -457,7 +463,7 @@ def _complete_square(objects: np.ndarray, table: np.ndarray, quad: np.ndarray, s
         return quad
     unit = np.float32([[0, 0], [aspect, 0], [aspect, 1], [0, 1]])
     to_table = cv2.getPerspectiveTransform(np.float32(table), unit).astype(np.float64)
-    q = _apply_h(to_table, quad)
+    q = _through(to_table, quad)
     lengths = np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1)  # side i from corner i to i+1
     along, across = (lengths[0] + lengths[2]) / 2, (lengths[1] + lengths[3]) / 2
     if min(along, across) / max(along, across) >= SQUARE_RATIO:
@@ -472,7 +478,7 @@ def _complete_square(objects: np.ndarray, table: np.ndarray, quad: np.ndarray, s
         for corner, other in ((a, (a - 1) % 4), (b, (b + 1) % 4)):
             d = q[corner] - q[other]
             new[corner] = q[corner] + grow * d / np.linalg.norm(d)
-        candidate = _apply_h(np.linalg.inv(to_table), new)
+        candidate = _through(np.linalg.inv(to_table), new)
         strip = np.zeros_like(objects)
         cv2.fillPoly(
             strip,
@@ -483,12 +489,6 @@ def _complete_square(objects: np.ndarray, table: np.ndarray, quad: np.ndarray, s
         if share > best_share:
             best, best_share = candidate, share
     return best
-
-
-def _apply_h(hom: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    pts = np.asarray(pts, np.float64).reshape(-1, 2)
-    h = np.c_[pts, np.ones(len(pts))] @ hom.T
-    return h[:, :2] / h[:, 2:3]
 
 
 def edge_image(frame: np.ndarray) -> np.ndarray:
@@ -517,10 +517,9 @@ def refine_square(frame: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.nd
     return _refine_square(edge_image(frame), quad, rounds)
 
 
-def _refine_square(img: np.ndarray, quad: np.ndarray, rounds: int = 2, fine=False) -> np.ndarray:
-    """``fine``: the quad is already near the tile's sides, only the fine rounds are run."""
+def _refine_square(img: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.ndarray:
     quad = np.asarray(quad, np.float64).reshape(4, 2)
-    for r in range(1 if fine else 0, rounds):
+    for r in range(rounds):
         side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
         band = max(3.0, (0.15 if r == 0 else 0.06) * side)
         lines = []
