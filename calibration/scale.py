@@ -16,13 +16,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from meeplecam.vision.table import apply_homography as apply
 from meeplecam.vision.table import order_corners, rectangle_aspect
 
 from . import lens
 from .config import settings
 from .errors import TileNotFound
 from .surface import Surface
-from .table import apply, refine_quad
+from .table import refine_quad
 
 
 def _squareness(cnt: np.ndarray) -> tuple[float, float]:

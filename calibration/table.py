@@ -232,10 +232,3 @@ def refine_quad(
     if np.max(np.linalg.norm(out - quad, axis=1)) > max(0.3 * side_px, 8.0):
         return quad  # the fit ran off: keep the rough corners
     return out
-
-
-def apply(hom: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Points (N x 2) through a 3x3 homography."""
-    pts = np.asarray(pts, np.float64).reshape(-1, 2)
-    h = np.c_[pts, np.ones(len(pts))] @ np.asarray(hom).T
-    return h[:, :2] / h[:, 2:3]

@@ -446,10 +446,11 @@ def find_start_tile(frame: np.ndarray) -> StartTile:
     return StartTile(corners, refined, len(tiles))
 
 
-def _through(hom: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    return cv2.perspectiveTransform(np.asarray(pts, np.float64).reshape(-1, 1, 2), hom).reshape(
-        -1, 2
-    )
+def apply_homography(hom: np.ndarray, pts) -> np.ndarray:
+    """Points (N x 2) through a 3x3 homography."""
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    h = np.c_[pts, np.ones(len(pts))] @ np.asarray(hom).T
+    return h[:, :2] / h[:, 2:3]
 
 
 def _complete_square(objects: np.ndarray, table: np.ndarray, quad: np.ndarray, size) -> np.ndarray:
@@ -463,7 +464,7 @@ def _complete_square(objects: np.ndarray, table: np.ndarray, quad: np.ndarray, s
         return quad
     unit = np.float32([[0, 0], [aspect, 0], [aspect, 1], [0, 1]])
     to_table = cv2.getPerspectiveTransform(np.float32(table), unit).astype(np.float64)
-    q = _through(to_table, quad)
+    q = apply_homography(to_table, quad)
     lengths = np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1)  # side i from corner i to i+1
     along, across = (lengths[0] + lengths[2]) / 2, (lengths[1] + lengths[3]) / 2
     if min(along, across) / max(along, across) >= SQUARE_RATIO:
@@ -478,7 +479,7 @@ def _complete_square(objects: np.ndarray, table: np.ndarray, quad: np.ndarray, s
         for corner, other in ((a, (a - 1) % 4), (b, (b + 1) % 4)):
             d = q[corner] - q[other]
             new[corner] = q[corner] + grow * d / np.linalg.norm(d)
-        candidate = _through(np.linalg.inv(to_table), new)
+        candidate = apply_homography(np.linalg.inv(to_table), new)
         strip = np.zeros_like(objects)
         cv2.fillPoly(
             strip,

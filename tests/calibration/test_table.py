@@ -7,7 +7,8 @@ import pytest
 from meeplecam.calibration import lens
 from meeplecam.calibration.errors import CalibrationError
 from meeplecam.calibration.scale import fit_squares, fit_table_tiles
-from meeplecam.calibration.table import apply, parse_points, refine_quad, to_fractions, to_pixels
+from meeplecam.calibration.table import parse_points, refine_quad, to_fractions, to_pixels
+from meeplecam.vision.table import apply_homography as apply
 
 
 def test_parse_points_pixels_and_fractions():

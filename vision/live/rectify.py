@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from meeplecam.vision.table import apply_homography as _apply
+
 Window = tuple[int, int, int, int]  # min_x, min_y, max_x, max_y (inclusive cells)
 
 
@@ -513,12 +515,6 @@ def refine(
     before = border_score(rectifier, frame, cells)
     after = border_score(current, frame, cells)
     return current if after > before else rectifier
-
-
-def _apply(hom: np.ndarray, pts) -> np.ndarray:
-    pts = np.asarray(pts, np.float64).reshape(-1, 2)
-    h = np.c_[pts, np.ones(len(pts))] @ np.asarray(hom).T
-    return h[:, :2] / h[:, 2:3]
 
 
 __all__ = [
