@@ -76,6 +76,7 @@ class TrackerConfig:
     vanish_change: float = 0.7  # most of a cell a returning (standing) follower may change
     warning_patience: int = 3  # settled readings a warning waits for the table to be put right
     refine_grid: bool = True  # re-fit a grid found on the table to the tiles after each turn
+    refit_check_cells: int = 12  # laid tiles that must fit their types as well after a refit
     drift_threshold: int = 10  # grey levels a thumbnail pixel must drift by ...
     drift_fraction: float = 0.00015  # ... on this part of the thumbnail to read again
     texture_ratio: float = 1.6  # busier (or calmer) by this factor: something lies there
@@ -393,16 +394,43 @@ class Tracker:
     def _refine_grid(self, frame: np.ndarray, board: Board) -> Board:
         """Found on the table, the grid came from the start tile alone (or a calibration from
         it): a few pixels of error there become many cells away. Every laid tile adds borders
-        far apart, so the grid is re-fitted to them after each turn (never to a worse fit), and
-        the baseline is cut again with it."""
+        far apart, so the grid is re-fitted to them after each turn and the baseline is cut
+        again with it. A refit is kept only when it fits the borders better (``refine``'s own
+        test) and the laid tiles, cut with it, look more like the tiles the game says they are:
+        where a tile's edge has the table's colour (a tan city on a wooden table) the strongest
+        step near it is the city's wall, and a fit to those walls shrinks the grid."""
         from .rectify import refine
 
         assert self.rectifier is not None
         refined = refine(self.rectifier, frame, self.game.board.tiles)
         if refined is self.rectifier:
             return board
+        cells = self._cells_moved_most(self.rectifier, refined)
+        refined_board = refined.board(frame, self.window())
+        if self._known_tiles_fit(refined_board, cells) < self._known_tiles_fit(board, cells):
+            log.debug("grid refit kept out: the laid tiles fit their types worse with it")
+            return board
         self.rectifier = refined
-        return refined.board(frame, self.window())
+        return refined_board
+
+    def _cells_moved_most(self, old: Rectifier, new: Rectifier) -> list[tuple[int, int]]:
+        """The laid cells whose corners the two grids place furthest apart (where they can be
+        told apart), at most ``refit_check_cells`` of them."""
+        cells = list(self.game.board.tiles)
+        moved = [np.abs(new.cell_corners(*c) - old.cell_corners(*c)).max() for c in cells]
+        order = np.argsort(moved)[::-1][: self.config.refit_check_cells]
+        return [cells[i] for i in order]
+
+    def _known_tiles_fit(self, board: Board, cells) -> float:
+        """How well the laid tiles at ``cells`` on ``board`` look like their known type and
+        rotation (the scorer's mean log-likelihood per pixel)."""
+        total = 0.0
+        for cell in cells:
+            placed = self.game.board.tiles[cell]
+            whole = board.cell(*cell)
+            crop = self.scorer.prepare(whole)
+            total += self.scorer.score(crop, [(placed.tile, placed.rotation)], cell=whole)[0]
+        return total / max(1, len(cells))
 
     # --- seeing ------------------------------------------------------------------------------
     def window(self) -> Window:

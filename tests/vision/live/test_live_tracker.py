@@ -191,3 +191,39 @@ def test_a_tile_the_rules_no_longer_allow_is_asked_about(drawn_game, drawn_frame
     (obs,) = out
     assert isinstance(obs, Question | Warning)
     assert tracker.unexplained > tracker.config.unexplained
+
+
+def _scaled(rect: Rectifier, factor: float, about) -> Rectifier:
+    """``rect`` with the grid shrunk (or grown) by ``factor`` about the grid point ``about``."""
+    cx, cy = about
+    scale = np.array([[factor, 0, cx * (1 - factor)], [0, factor, cy * (1 - factor)], [0, 0, 1]])
+    return Rectifier(rect.grid_to_image @ scale, frame_size=rect.frame_size)
+
+
+def test_a_grid_refit_onto_the_tiles_art_is_not_kept(drawn_game, drawn_frames, monkeypatch):
+    """Where a tile's edge has the table's colour, the strongest step near it is the art's
+    wall and a refit can shrink the grid onto the walls. The tracker keeps a refit only when the
+    laid tiles, cut with it, look more like the tiles the game says they are."""
+    from meeplecam.vision.live import rectify
+
+    game = _fresh(drawn_game)
+    truth = Rectifier(drawn_game.grid_to_image, frame_size=drawn_frames[0].shape[1::-1])
+    tracker = Tracker(game, truth)
+    for frame in drawn_frames:  # the players confirm every reading: the art is learned
+        for obs in tracker.feed(frame):
+            game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
+    cells = np.asarray(list(game.board.tiles), float)
+    assert len(cells) >= 8
+    centre = cells.mean(axis=0) + 0.5
+    shrunk = _scaled(truth, 0.93, centre)  # the outer tiles' sides pulled in by 2-4 px
+    board = tracker._board()
+
+    monkeypatch.setattr(rectify, "refine", lambda rect, frame, cells: shrunk)
+    tracker._refine_grid(tracker._frame, board)
+    assert tracker.rectifier is truth
+
+    # a refit from the shrunk grid back onto the tiles is kept
+    tracker.rectifier = shrunk
+    monkeypatch.setattr(rectify, "refine", lambda rect, frame, cells: truth)
+    tracker._refine_grid(tracker._frame, tracker._board())
+    assert tracker.rectifier is truth
