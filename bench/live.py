@@ -215,7 +215,8 @@ def bench_latency(
 
 def _play_with_players(frames, game, rectifier, expected, reference) -> tuple[dict, list]:
     """The live loop with people at the table who know what they laid (see bench_latency):
-    ``right`` counts turns committed right without a question."""
+    ``right`` counts turns committed right without a question; ``mistakes`` lists every other
+    reading (what was laid, what was read, whether it was asked) for finding what to fix."""
     from meeplecam.engine import Discard, Turn
     from meeplecam.engine.record import event_to_dict, parse_event
     from meeplecam.vision.live.observations import Commit, Question
@@ -227,6 +228,7 @@ def _play_with_players(frames, game, rectifier, expected, reference) -> tuple[di
     tracker = Tracker(game, rectifier, reference=reference, locate=from_detection)
     tally = dict.fromkeys(("right", "questions", "wrong", "missed", "asked_right"), 0)
     tally["turns"] = sum(isinstance(e, Turn) for e in events)
+    mistakes = []
     done = 0  # events applied
 
     def apply_until(index: int) -> None:  # discards and turns entered by hand, up to index
@@ -253,7 +255,12 @@ def _play_with_players(frames, game, rectifier, expected, reference) -> tuple[di
             )
             apply_until(laid)
             truth = events[laid]
-            ok = _same(game.tileset, event_to_dict(game, truth), event_to_dict(game, read))
+            laid_dict, read_dict = event_to_dict(game, truth), event_to_dict(game, read)
+            ok = _same(game.tileset, laid_dict, read_dict)
+            if not ok or isinstance(obs, Question):
+                mistakes.append(
+                    {"laid": laid_dict, "read": read_dict, "asked": isinstance(obs, Question)}
+                )
             if isinstance(obs, Question):
                 tally["questions"] += 1
                 tally["asked_right"] += ok
@@ -262,6 +269,7 @@ def _play_with_players(frames, game, rectifier, expected, reference) -> tuple[di
             game.apply(truth)
             done += 1
     apply_until(len(events))
+    tally["mistakes"] = mistakes
     return tally, tracker.latencies
 
 
