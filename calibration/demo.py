@@ -15,14 +15,21 @@ DEMO_COLOURS = ("red", "yellow", "green", "blue", "black")
 def demo_view(seed: int = 1, size=(1280, 720), colours=DEMO_COLOURS, palette: str = "winter"):
     """(frame, truth) of a calibration view: the start tile and a row of followers."""
     from meeplecam.engine import Game, Player, find_tileset
+    from meeplecam.vision.synth.scene import Scene
+
+    game = Game.start(find_tileset("winter"), [Player(c, c) for c in colours])
+    return calibration_view(Scene(game, seed, palette, size), colours, seed)
+
+
+def calibration_view(scene, colours=DEMO_COLOURS, seed: int = 1):
+    """(frame, truth) of ``scene``'s table as the wizard asks for it: its game's start tile
+    alone, with one standing follower of each of ``colours`` in a row beside it."""
     from meeplecam.vision.synth import figures
     from meeplecam.vision.synth.config import bgr, config
     from meeplecam.vision.synth.render import render, truth
-    from meeplecam.vision.synth.scene import Scene, TableState
+    from meeplecam.vision.synth.scene import TableState
 
-    game = Game.start(find_tileset("winter"), [Player(c, c) for c in colours])
-    scene = Scene(game, seed, palette, size)
-    start = game.start_turn
+    start = scene.game.start_turn
     state = TableState(((start.cell, start.tile, start.rotation),), (), None, (0,) * 0, 0)
     frame = render(scene, state, effects=False)
     cfg = config()["followers"]

@@ -172,6 +172,21 @@ class FollowerColour:
     samples: int = 0
 
 
+SHADES = np.geomspace(0.4, 2.5, 15)  # light on a follower, relative to its calibrated colour
+GLARE = (0.0, 0.15, 0.3)  # parts of white light that a glossy figure's lit side reflects
+
+
+def _shades(lab) -> np.ndarray:
+    """A Lab colour (OpenCV 8-bit) under each light of :data:`SHADES` with each part of
+    :data:`GLARE` (its BGR scaled, then blended with white): shades x 3."""
+    import cv2
+
+    bgr = cv2.cvtColor(np.uint8([[np.clip(lab, 0, 255)]]), cv2.COLOR_Lab2BGR)[0, 0].astype(float)
+    lit = np.clip(bgr[None, :] * SHADES[:, None], 0, 255)
+    shades = np.concatenate([lit * (1 - g) + 255 * g for g in GLARE])
+    return cv2.cvtColor(shades.astype(np.uint8)[None], cv2.COLOR_BGR2Lab)[0].astype(float)
+
+
 @dataclass
 class FollowerColours:
     colours: list[FollowerColour] = field(default_factory=list)
@@ -181,13 +196,19 @@ class FollowerColours:
         return [c.name for c in self.colours]
 
     def distances(self, lab: np.ndarray) -> np.ndarray:
-        """Mahalanobis distances (N x colours) of Lab colours (N x 3) to each learned colour."""
+        """Mahalanobis distances (N x colours) of Lab colours (N x 3) to each learned colour
+        under any light from shade to glare (:func:`_shades`): the colour was learned on one
+        standing follower under the calibration's light, and a figure lying on its back shows
+        its lit front, one in a shadow its dark side. Light changes how bright a colour is and
+        a glare whitens it, not which colour it is. One covariance (the colours' pooled) for
+        all: one follower's spread of pixels says little about the next one's, and a colour
+        learned with a wide spread would otherwise take every figure it does not fit."""
         lab = np.asarray(lab, float).reshape(-1, 3)
+        inv = np.linalg.inv(np.mean([np.asarray(c.cov) for c in self.colours], axis=0))
         out = np.empty((len(lab), len(self.colours)))
         for j, c in enumerate(self.colours):
-            d = lab - np.asarray(c.lab)
-            inv = np.linalg.inv(np.asarray(c.cov))
-            out[:, j] = np.sqrt(np.einsum("ni,ij,nj->n", d, inv, d))
+            d = lab[:, None, :] - _shades(c.lab)[None, :, :]  # N x shades x 3
+            out[:, j] = np.sqrt(np.einsum("nsi,ij,nsj->ns", d, inv, d).min(axis=1))
         return out
 
     def classify(self, lab: np.ndarray) -> list[str]:
