@@ -176,15 +176,21 @@ SHADES = np.geomspace(0.4, 2.5, 15)  # light on a follower, relative to its cali
 GLARE = (0.0, 0.15, 0.3)  # parts of white light that a glossy figure's lit side reflects
 
 
-def _shades(lab) -> np.ndarray:
-    """A Lab colour (OpenCV 8-bit) under each light of :data:`SHADES` with each part of
-    :data:`GLARE` (its BGR scaled, then blended with white): shades x 3."""
+def shades_lab(bgr, factors, glare=(0.0,)) -> np.ndarray:
+    """A BGR colour under each light of ``factors`` (scaled: shade darkens and greys it) with
+    each part of white ``glare`` blended in, as OpenCV 8-bit Lab: (factors x glare) x 3."""
     import cv2
 
-    bgr = cv2.cvtColor(np.uint8([[np.clip(lab, 0, 255)]]), cv2.COLOR_Lab2BGR)[0, 0].astype(float)
-    lit = np.clip(bgr[None, :] * SHADES[:, None], 0, 255)
-    shades = np.concatenate([lit * (1 - g) + 255 * g for g in GLARE])
+    lit = np.clip(np.asarray(bgr, float)[None, :] * np.asarray(factors)[:, None], 0, 255)
+    shades = np.concatenate([lit * (1 - g) + 255 * g for g in glare])
     return cv2.cvtColor(shades.astype(np.uint8)[None], cv2.COLOR_BGR2Lab)[0].astype(float)
+
+
+def lab_to_bgr(lab) -> np.ndarray:
+    """An OpenCV 8-bit Lab colour as BGR (floats)."""
+    import cv2
+
+    return cv2.cvtColor(np.uint8([[np.clip(lab, 0, 255)]]), cv2.COLOR_Lab2BGR)[0, 0].astype(float)
 
 
 @dataclass
@@ -197,7 +203,7 @@ class FollowerColours:
 
     def distances(self, lab: np.ndarray) -> np.ndarray:
         """Mahalanobis distances (N x colours) of Lab colours (N x 3) to each learned colour
-        under any light from shade to glare (:func:`_shades`): the colour was learned on one
+        under any light from shade to glare (:data:`SHADES`, :data:`GLARE`): the colour was learned on one
         standing follower under the calibration's light, and a figure lying on its back shows
         its lit front, one in a shadow its dark side. Light changes how bright a colour is and
         a glare whitens it, not which colour it is. One covariance (the colours' pooled) for
@@ -207,7 +213,8 @@ class FollowerColours:
         inv = np.linalg.inv(np.mean([np.asarray(c.cov) for c in self.colours], axis=0))
         out = np.empty((len(lab), len(self.colours)))
         for j, c in enumerate(self.colours):
-            d = lab[:, None, :] - _shades(c.lab)[None, :, :]  # N x shades x 3
+            shades = shades_lab(lab_to_bgr(c.lab), SHADES, GLARE)
+            d = lab[:, None, :] - shades[None, :, :]  # N x shades x 3
             out[:, j] = np.sqrt(np.einsum("nsi,ij,nsj->ns", d, inv, d).min(axis=1))
         return out
 

@@ -161,7 +161,6 @@ class ProfileRectifier(MappedRectifier):
 def profile_locator(path, cell_px: int = 48):
     """A ``locate`` callback for the tracker: the profile's geometry at the first frame's size;
     also returns the profile's follower colours (BGR by name) for the scorer."""
-    import cv2
 
     from meeplecam.vision import profile as profile_module
 
@@ -171,8 +170,7 @@ def profile_locator(path, cell_px: int = 48):
     colours = {}
     if prof.followers is not None:
         for c in prof.followers.colours:
-            lab = np.uint8([[np.clip(c.lab, 0, 255)]])
-            colours[c.name] = tuple(int(v) for v in cv2.cvtColor(lab, cv2.COLOR_Lab2BGR)[0, 0])
+            colours[c.name] = tuple(int(v) for v in profile_module.lab_to_bgr(c.lab))
 
     def locate(frame: np.ndarray) -> Rectifier:
         h, w = frame.shape[:2]
