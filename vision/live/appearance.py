@@ -110,7 +110,11 @@ class ScorerConfig:
     inset: float = 0.08  # part of the cell trimmed on each side (gaps, neighbours)
     prior_count: float = 0.01  # pseudo-count per histogram bin
     smooth: float = 0.6  # histogram blur (bins)
-    template_weight: float = 0.0
+    # a type the players confirmed before: how much looking like its learned picture (the
+    # correlation of the crop with its mean crop) adds, from template_floor (types that share
+    # roads or cities correlate up to about there) to a perfect match
+    template_weight: float = 0.1
+    template_floor: float = 0.75
     follower_sd: float = 9.0  # Lab spread of a follower colour before any sample
     follower_ratio: float = 1.5  # log-likelihood ratio a follower pixel needs over terrain
     follower_min_area: float = 0.015  # of the crop
@@ -260,12 +264,9 @@ class TerrainScorer:
         """A follower colour before any sample: the profile colour under light from dim shade to
         bright (the colour scaled by 0.3 to 1.2: shading darkens and greys it), each a small
         Gaussian blob in Lab."""
-        import cv2
+        from meeplecam.vision.profile import shades_lab
 
-        base = np.array(bgr, np.float64)
-        factors = np.linspace(0.3, 1.2, 10)
-        shades = np.clip(base[None, :] * factors[:, None], 0, 255).astype(np.uint8)
-        labs = cv2.cvtColor(shades[None], cv2.COLOR_BGR2Lab)[0].astype(np.float64)
+        labs = shades_lab(bgr, np.linspace(0.3, 1.2, 10))
         centres = [(np.arange(n) + 0.5) * 256 / n for n in SHAPE]
         sd = self.config.follower_sd
         cube = np.zeros(SHAPE)
@@ -301,6 +302,7 @@ class TerrainScorer:
         # the model's templates show this edition's pennants as drawn: the blot test, made for
         # art never seen, would only add its guesses
         pennant_weight = 0.0 if reference is not None else self.config.pennant_weight
+        pictured = self._pictured(options)
         out = []
         for tile, rotation in options:
             kinds = self._kinds(tile, rotation)
@@ -310,10 +312,12 @@ class TerrainScorer:
                 if lab is None:
                     lab = _lab(crop)
                 s += pennant_weight * self._pennant_term(lab, tile, rotation, keep, contrasts)
-            if tile.id in self.templates and self.config.template_weight:
+            if (tile.id, rotation) in pictured:
                 if lab is None:
                     lab = _lab(crop)
-                s += self.config.template_weight * self._template_score(lab, tile, rotation, keep)
+                likeness = self._template_score(lab, tile, rotation, keep)
+                floor = self.config.template_floor
+                s += self.config.template_weight * max(0.0, likeness - floor) / (1 - floor)
             if reference is not None:
                 s -= self._reference_cost(reference, tile, rotation)
             if profiles is not None:
@@ -321,6 +325,24 @@ class TerrainScorer:
                 s -= self.config.side_weight * self.sides.cost(profiles, sides, side_memo)
             out.append(s)
         return out
+
+    def _pictured(self, options) -> set:
+        """The options whose learned picture (the mean crop of their type) may count: of the
+        types the players confirmed before, all but those drawn alike with an option never
+        confirmed but for a pennant (twins correlate with each other's picture as well as with
+        their own: O's picture would take every P)."""
+        if not self.config.template_weight:
+            return set()
+        layouts: dict[tuple, list] = {}
+        for tile, rotation in options:
+            layout = (tile.sides, rotation, tuple((g.kind, g.ports) for g in tile.segments))
+            layouts.setdefault(layout, []).append((tile.id, rotation))
+        return {
+            option
+            for alike in layouts.values()
+            if all(tile_id in self.templates for tile_id, _ in alike)
+            for option in alike
+        }
 
     def _side_profiles(self, cell, ignore):
         """The four side profiles of the untrimmed cell picture, or None without one."""
