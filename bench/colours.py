@@ -48,7 +48,7 @@ def _figure_pixels(frame, change, middle, radius: float) -> np.ndarray:
     near = (xs - middle[0]) ** 2 + (ys - middle[1]) ** 2 <= radius**2
     window = np.where(near, change[y0:y1, x0:x1], 0)
     if window.max() <= CHANGED:
-        return frame[:0, 0]
+        return np.empty((0, 3), frame.dtype)
     return frame[y0:y1, x0:x1][window > max(CHANGED, 0.5 * window.max())]
 
 
@@ -117,8 +117,8 @@ def scene_rows(seed: int, size) -> dict:
         scene.colours = true_colours
         patches, names, poses = [], [], []
         for follower in truth(scene, state, extras)["followers"]:
-            mask = changed[follower["player"]]
-            pixels = _figure_pixels(shown, mask, _middle(scene, follower), radius)
+            change = changed[follower["player"]]
+            pixels = _figure_pixels(shown, change, _middle(scene, follower), radius)
             if len(pixels) < 5:
                 continue  # hidden under another figure
             patches.append(to_lab(pixels))
