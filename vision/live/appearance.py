@@ -165,6 +165,7 @@ class TerrainScorer:
         self.reference = reference if reference is not None and reference.templates else None
         self.counts = np.zeros((N_KINDS, N_BINS), np.float64)
         self.templates: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # id -> (sum, n) canonical
+        self._pictures: dict = {}  # (id, rotation) -> (mean turned, seen): see _picture
         self.colours = dict(DEFAULT_COLOURS)
         if colours:
             self.colours.update(colours)
@@ -303,6 +304,7 @@ class TerrainScorer:
         # art never seen, would only add its guesses
         pennant_weight = 0.0 if reference is not None else self.config.pennant_weight
         pictured = self._pictured(options)
+        picture_memo: dict = {}
         out = []
         for tile, rotation in options:
             kinds = self._kinds(tile, rotation)
@@ -315,7 +317,7 @@ class TerrainScorer:
             if (tile.id, rotation) in pictured:
                 if lab is None:
                     lab = _lab(crop)
-                likeness = self._template_score(lab, tile, rotation, keep)
+                likeness = self._template_score(lab, tile, rotation, keep, picture_memo)
                 floor = self.config.template_floor
                 s += self.config.template_weight * max(0.0, likeness - floor) / (1 - floor)
             if reference is not None:
@@ -476,17 +478,34 @@ class TerrainScorer:
             total += z if has else -z
         return total
 
-    def _template_score(self, lab: np.ndarray, tile: TileType, rotation: int, keep) -> float:
-        total, n = self.templates[tile.id]
-        mean = total / np.maximum(n, 1)[..., None]
-        turned = np.rot90(mean, -(rotation // 90))
-        valid = keep & (np.rot90(n, -(rotation // 90)) > 0)
+    def _template_score(
+        self, lab: np.ndarray, tile: TileType, rotation: int, keep, memo: dict
+    ) -> float:
+        """The correlation of a crop's Lab (``lab``) with ``tile``'s picture at ``rotation``,
+        over the pixels ``keep`` where the picture was seen; ``memo`` keeps the crop's centred
+        pixels across the options of one crop."""
+        turned, seen = self._picture(tile.id, rotation)
+        valid = keep & seen
         if valid.sum() < 20:
             return 0.0
-        a = lab[valid] - lab[valid].mean(0)
+        key = valid.tobytes()
+        if key not in memo:
+            a = lab[valid] - lab[valid].mean(0)
+            memo[key] = (a, np.sqrt((a * a).sum()))
+        a, a_norm = memo[key]
         b = turned[valid] - turned[valid].mean(0)
-        den = np.sqrt((a * a).sum() * (b * b).sum()) + 1e-6
-        return float((a * b).sum() / den)
+        return float((a * b).sum() / (a_norm * np.sqrt((b * b).sum()) + 1e-6))
+
+    def _picture(self, tile_id: str, rotation: int) -> tuple[np.ndarray, np.ndarray]:
+        """A type's picture (mean Lab of its confirmed crops) turned to ``rotation``, and where
+        it was seen (kept until the type is learned again)."""
+        key = (tile_id, rotation)
+        if key not in self._pictures:
+            total, n = self.templates[tile_id]
+            q = -(rotation // 90)
+            mean = total / np.maximum(n, 1)[..., None]
+            self._pictures[key] = (np.rot90(mean, q), np.rot90(n, q) > 0)
+        return self._pictures[key]
 
     # --- learning ---------------------------------------------------------------------------
     def learn(
@@ -513,6 +532,7 @@ class TerrainScorer:
         mask = np.rot90(keep, q).astype(np.float64)
         total, n = self.templates.get(tile.id, (np.zeros_like(lab), np.zeros(mask.shape)))
         self.templates[tile.id] = (total + lab * mask[..., None], n + mask)
+        self._pictures = {k: v for k, v in self._pictures.items() if k[0] != tile.id}
         profiles = self._side_profiles(cell, ignore)
         if profiles is not None:
             self.sides.learn(profiles, tile.oriented(rotation).sides)
