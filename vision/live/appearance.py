@@ -110,7 +110,7 @@ class ScorerConfig:
     inset: float = 0.08  # part of the cell trimmed on each side (gaps, neighbours)
     prior_count: float = 0.01  # pseudo-count per histogram bin
     smooth: float = 0.6  # histogram blur (bins)
-    # a type the players confirmed before: how much looking like its learned picture (the
+    # a type the players confirmed before: how much looking like its template (the
     # correlation of the crop with its mean crop) adds, from template_floor (types that share
     # roads or cities correlate up to about there) to a perfect match
     template_weight: float = 0.1
@@ -165,7 +165,7 @@ class TerrainScorer:
         self.reference = reference if reference is not None and reference.templates else None
         self.counts = np.zeros((N_KINDS, N_BINS), np.float64)
         self.templates: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # id -> (sum, n) canonical
-        self._pictures: dict = {}  # (id, rotation) -> (mean turned, seen): see _picture
+        self._turned: dict = {}  # (id, rotation) -> (mean turned, seen): see _turned_template
         self.colours = dict(DEFAULT_COLOURS)
         if colours:
             self.colours.update(colours)
@@ -303,8 +303,8 @@ class TerrainScorer:
         # the model's templates show this edition's pennants as drawn: the blot test, made for
         # art never seen, would only add its guesses
         pennant_weight = 0.0 if reference is not None else self.config.pennant_weight
-        pictured = self._pictured(options)
-        picture_memo: dict = {}
+        templated = self._templated(options)
+        template_memo: dict = {}
         out = []
         for tile, rotation in options:
             kinds = self._kinds(tile, rotation)
@@ -314,12 +314,10 @@ class TerrainScorer:
                 if lab is None:
                     lab = _lab(crop)
                 s += pennant_weight * self._pennant_term(lab, tile, rotation, keep, contrasts)
-            if (tile.id, rotation) in pictured:
+            if (tile.id, rotation) in templated:
                 if lab is None:
                     lab = _lab(crop)
-                likeness = self._template_score(lab, tile, rotation, keep, picture_memo)
-                floor = self.config.template_floor
-                s += self.config.template_weight * max(0.0, likeness - floor) / (1 - floor)
+                s += self._template_bonus(lab, tile, rotation, keep, template_memo)
             if reference is not None:
                 s -= self._reference_cost(reference, tile, rotation)
             if profiles is not None:
@@ -328,11 +326,11 @@ class TerrainScorer:
             out.append(s)
         return out
 
-    def _pictured(self, options) -> set:
-        """The options whose learned picture (the mean crop of their type) may count: of the
+    def _templated(self, options) -> set:
+        """The options whose template (the mean crop of their type) may count: of the
         types the players confirmed before, all but those drawn alike with an option never
-        confirmed but for a pennant (twins correlate with each other's picture as well as with
-        their own: O's picture would take every P)."""
+        confirmed but for a pennant (twins correlate with each other's template as well as with
+        their own: O's template would take every P)."""
         if not self.config.template_weight:
             return set()
         layouts: dict[tuple, list] = {}
@@ -478,13 +476,14 @@ class TerrainScorer:
             total += z if has else -z
         return total
 
-    def _template_score(
+    def _template_bonus(
         self, lab: np.ndarray, tile: TileType, rotation: int, keep, memo: dict
     ) -> float:
-        """The correlation of a crop's Lab (``lab``) with ``tile``'s picture at ``rotation``,
-        over the pixels ``keep`` where the picture was seen; ``memo`` keeps the crop's centred
-        pixels across the options of one crop."""
-        turned, seen = self._picture(tile.id, rotation)
+        """What looking like ``tile``'s template at ``rotation`` adds to an option's score: the
+        correlation of the crop's Lab (``lab``) with it over the pixels ``keep`` where it was
+        seen, from ``template_floor`` (0) to a perfect match (``template_weight``). ``memo``
+        keeps the crop's centred pixels across the options of one crop."""
+        turned, seen = self._turned_template(tile.id, rotation)
         valid = keep & seen
         if valid.sum() < 20:
             return 0.0
@@ -494,18 +493,20 @@ class TerrainScorer:
             memo[key] = (a, np.sqrt((a * a).sum()))
         a, a_norm = memo[key]
         b = turned[valid] - turned[valid].mean(0)
-        return float((a * b).sum() / (a_norm * np.sqrt((b * b).sum()) + 1e-6))
+        likeness = float((a * b).sum() / (a_norm * np.sqrt((b * b).sum()) + 1e-6))
+        floor = self.config.template_floor
+        return self.config.template_weight * max(0.0, likeness - floor) / (1 - floor)
 
-    def _picture(self, tile_id: str, rotation: int) -> tuple[np.ndarray, np.ndarray]:
-        """A type's picture (mean Lab of its confirmed crops) turned to ``rotation``, and where
+    def _turned_template(self, tile_id: str, rotation: int) -> tuple[np.ndarray, np.ndarray]:
+        """A type's template (mean Lab of its confirmed crops) turned to ``rotation``, and where
         it was seen (kept until the type is learned again)."""
         key = (tile_id, rotation)
-        if key not in self._pictures:
+        if key not in self._turned:
             total, n = self.templates[tile_id]
             q = -(rotation // 90)
             mean = total / np.maximum(n, 1)[..., None]
-            self._pictures[key] = (np.rot90(mean, q), np.rot90(n, q) > 0)
-        return self._pictures[key]
+            self._turned[key] = (np.rot90(mean, q), np.rot90(n, q) > 0)
+        return self._turned[key]
 
     # --- learning ---------------------------------------------------------------------------
     def learn(
@@ -532,7 +533,7 @@ class TerrainScorer:
         mask = np.rot90(keep, q).astype(np.float64)
         total, n = self.templates.get(tile.id, (np.zeros_like(lab), np.zeros(mask.shape)))
         self.templates[tile.id] = (total + lab * mask[..., None], n + mask)
-        self._pictures = {k: v for k, v in self._pictures.items() if k[0] != tile.id}
+        self._turned = {k: v for k, v in self._turned.items() if k[0] != tile.id}
         profiles = self._side_profiles(cell, ignore)
         if profiles is not None:
             self.sides.learn(profiles, tile.oriented(rotation).sides)
