@@ -38,6 +38,7 @@ import numpy as np
 
 from meeplecam.engine import Kind, TileType
 from meeplecam.vision.live.sides import SideProfiles
+from meeplecam.vision.live.twins import TwinPictures, View, has_pennant, layout, north_up
 from meeplecam.vision.model import AppearanceModel, features
 
 FIELD, ROAD, CITY, CLOISTER, PENNANT = range(5)
@@ -85,6 +86,24 @@ def kind_map(tile: TileType, rotation: int, size: int) -> tuple[np.ndarray, np.n
     out = remap[kinds]
     out.setflags(write=False)
     return out, labels
+
+
+def trimmed_map(tile: TileType, rotation: int, size: int, inset: float) -> tuple:
+    """(kinds, labels) of :func:`kind_map` trimmed by ``inset`` (of the cell) on each side and
+    ``size`` square, as a crop prepared that way shows the tile."""
+    full = round(size / (1 - 2 * inset))
+    kinds, labels = kind_map(tile, rotation, full)
+    d = (full - size) // 2
+    return kinds[d : d + size, d : d + size], labels[d : d + size, d : d + size]
+
+
+@lru_cache(maxsize=1024)
+def city_mask(tile: TileType, rotation: int, size: int, inset: float) -> np.ndarray:
+    """Where a tile's cities are, trimmed like :func:`trimmed_map`."""
+    _, labels = trimmed_map(tile, rotation, size, inset)
+    out = np.isin(labels, [segment for segment, _ in city_segments(tile)])
+    out.setflags(write=False)
+    return out
 
 
 @cache
@@ -170,6 +189,7 @@ class TerrainScorer:
         if colours:
             self.colours.update(colours)
         self.sides = SideProfiles()
+        self.twins = TwinPictures()
         self.follower_counts: dict[str, np.ndarray] = {}
         self.players: list[str] = []  # follower colours in play: kept out of terrain samples
         self._log: np.ndarray | None = None
@@ -197,18 +217,10 @@ class TerrainScorer:
 
     def _kinds(self, tile: TileType, rotation: int) -> np.ndarray:
         """The kind map at the scoring size, trimmed by the inset like the crops."""
-        cfg = self.config
-        full = round(cfg.size / (1 - 2 * cfg.inset))
-        kinds, _ = kind_map(tile, rotation, full)
-        d = (full - cfg.size) // 2
-        return kinds[d : d + cfg.size, d : d + cfg.size]
+        return trimmed_map(tile, rotation, self.config.size, self.config.inset)[0]
 
     def _labels(self, tile: TileType, rotation: int) -> np.ndarray:
-        cfg = self.config
-        full = round(cfg.size / (1 - 2 * cfg.inset))
-        _, labels = kind_map(tile, rotation, full)
-        d = (full - cfg.size) // 2
-        return labels[d : d + cfg.size, d : d + cfg.size]
+        return trimmed_map(tile, rotation, self.config.size, self.config.inset)[1]
 
     # --- the histograms ----------------------------------------------------------------------
     def _smoothed_log(self, counts: np.ndarray, smooth: float | None = None) -> np.ndarray:
@@ -305,12 +317,19 @@ class TerrainScorer:
         pennant_weight = 0.0 if reference is not None else self.config.pennant_weight
         templated = self._templated(options)
         template_memo: dict = {}
+        twins = self._twins_pictured(options) if pennant_weight else {}
+        twin_memo: dict = {}
         out = []
         for tile, rotation in options:
             kinds = self._kinds(tile, rotation)
             ll = np.take_along_axis(like, kinds[None].astype(np.intp), 0)[0]
             s = float(ll[keep].sum()) / n
-            if pennant_weight and city_segments(tile):
+            twin = None
+            if (tile.id, rotation) in twins and cell is not None:
+                twin = self._twin_term(cell, ignore, tile, rotation, twin_memo)
+            if twin is not None:
+                s += pennant_weight * twin
+            elif pennant_weight and city_segments(tile):
                 if lab is None:
                     lab = _lab(crop)
                 s += pennant_weight * self._pennant_term(lab, tile, rotation, keep, contrasts)
@@ -335,14 +354,67 @@ class TerrainScorer:
             return set()
         layouts: dict[tuple, list] = {}
         for tile, rotation in options:
-            layout = (tile.sides, rotation, tuple((g.kind, g.ports) for g in tile.segments))
-            layouts.setdefault(layout, []).append((tile.id, rotation))
+            layouts.setdefault((layout(tile), rotation), []).append((tile.id, rotation))
         return {
             option
             for alike in layouts.values()
             if all(tile_id in self.templates for tile_id, _ in alike)
             for option in alike
         }
+
+    def _twins_pictured(self, options) -> set:
+        """The options that have a pennant twin among the options and a picture of a type of
+        their pair (:mod:`vision.live.twins`): the twin term decides between them."""
+        layouts: dict[tuple, set] = {}
+        for tile, rotation in options:
+            layouts.setdefault((layout(tile), rotation), set()).add(has_pennant(tile))
+        return {
+            (tile.id, rotation)
+            for tile, rotation in options
+            if len(layouts[(layout(tile), rotation)]) == 2 and self.twins.pictured_like(tile)
+        }
+
+    def _twin_term(self, cell, ignore, tile: TileType, rotation: int, memo: dict):
+        """+ for an option with a pennant where the cell differs from its twins' pictures as
+        a shield would, - for the plain one; None when the cell shows too little of the city.
+        ``memo`` keeps the cell's Lab and each pair's evidence across the options of one cell."""
+        key = (layout(tile), rotation)
+        if key not in memo:
+            view = self._twin_view(cell, ignore, tile, rotation, memo)
+            evidence = (
+                [
+                    self.twins.pennant_evidence(view, tile_id, pennant)
+                    for tile_id, pennant in self.twins.pictured_like(tile).items()
+                ]
+                if view is not None
+                else []
+            )
+            evidence = [z for z in evidence if z is not None]
+            memo[key] = float(np.mean(evidence)) if evidence else None
+        z = memo[key]
+        if z is None:
+            return None
+        return z if has_pennant(tile) else -z
+
+    def _twin_view(self, cell, ignore, tile: TileType, rotation: int, memo: dict) -> View | None:
+        """The cell as the twin term reads it for ``tile`` at ``rotation``."""
+        import cv2
+
+        cfg = self.twins.config
+        if "lab" not in memo:
+            h, w = cell.shape[:2]
+            dy, dx = round(h * cfg.inset), round(w * cfg.inset)
+            small = cv2.resize(
+                cell[dy : h - dy, dx : w - dx], (cfg.size, cfg.size), interpolation=cv2.INTER_AREA
+            )
+            memo["lab"] = _lab(small)
+            memo["seen"] = (
+                np.ones((cfg.size, cfg.size), bool)
+                if ignore is None
+                else ~self._hidden_at(ignore, cfg.size, cfg.inset)
+            )
+        city = city_mask(tile, rotation, cfg.size, cfg.inset)
+        return north_up(memo["lab"], city, memo["seen"], rotation)
 
     def _side_profiles(self, cell, ignore):
         """The four side profiles of the untrimmed cell picture, or None without one."""
@@ -537,6 +609,10 @@ class TerrainScorer:
         profiles = self._side_profiles(cell, ignore)
         if profiles is not None:
             self.sides.learn(profiles, tile.oriented(rotation).sides)
+        if cell is not None and city_segments(tile):
+            view = self._twin_view(cell, ignore, tile, rotation, {})
+            if view is not None:
+                self.twins.learn(tile, view)
         self.samples += 1
 
     def _follower_like(self, bins: np.ndarray, kinds: np.ndarray) -> np.ndarray:

@@ -1,0 +1,59 @@
+"""Pennant twins (O and P: a diagonal city and a curved road, O with a shield) told apart by the
+picture of the one the players confirmed: the copy's own art says where its shield is."""
+
+import numpy as np
+import pytest
+
+from meeplecam.engine import find_tileset
+from meeplecam.vision.live.appearance import CITY, FIELD, ROAD, TerrainScorer, kind_map
+
+SIZE = 48
+SHIELD = (150, 60, 30)  # BGR: a dark blue shield
+BLUE_ROOF = (205, 160, 140)  # BGR: snow in a roof's shadow, blue enough for the blot test
+COLOURS = {FIELD: (235, 230, 225), ROAD: (90, 100, 110), CITY: (110, 160, 200)}
+
+
+def _cell(rotation: int, shield: bool, seed: int) -> np.ndarray:
+    """A cell of the O/P art at ``rotation``: a tan city with a bluish roof in its middle, the
+    shield in its corner when ``shield``, a little noise of its own."""
+    rng = np.random.default_rng(seed)
+    tile = find_tileset("winter")["P"]
+    kinds, _ = kind_map(tile, 0, SIZE)
+    cell = np.zeros((SIZE, SIZE, 3), np.float64)
+    for kind, colour in COLOURS.items():
+        cell[kinds == kind] = colour
+    cell[12:16, 12:16] = BLUE_ROOF
+    if shield:
+        cell[4:8, 4:8] = SHIELD  # the Winter art puts it in the city's corner
+    cell += rng.normal(0, 3, cell.shape)
+    cell = np.clip(cell, 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(np.rot90(cell, -(rotation // 90)))
+
+
+def _read(scorer, rotation: int, shield: bool, seed: int) -> str:
+    ts = find_tileset("winter")
+    options = [(ts["O"], rotation), (ts["P"], rotation)]
+    cell = _cell(rotation, shield, seed)
+    scores = scorer.score(scorer.prepare(cell), options, cell=cell)
+    return options[int(np.argmax(scores))][0].id
+
+
+def _scorer_that_saw(tile_id: str, rotation: int) -> TerrainScorer:
+    scorer = TerrainScorer()
+    tile = find_tileset("winter")[tile_id]
+    cell = _cell(rotation, tile_id == "O", seed=0)
+    scorer.learn(scorer.prepare(cell), tile, rotation, cell=cell)
+    return scorer
+
+
+@pytest.mark.parametrize("confirmed", ["P", "O"])
+@pytest.mark.parametrize("rotation", [0, 90, 270])
+def test_the_confirmed_twin_tells_the_shield_from_a_blue_roof(confirmed, rotation):
+    scorer = _scorer_that_saw(confirmed, 180)
+    assert _read(scorer, rotation, shield=True, seed=1) == "O"
+    assert _read(scorer, rotation, shield=False, seed=2) == "P"
+
+
+def test_before_either_twin_is_confirmed_a_blue_roof_passes_for_a_shield():
+    # what the twin pictures fix: the blot test alone reads the plain twin's roof as a shield
+    assert _read(TerrainScorer(), 0, shield=False, seed=2) == "O"
