@@ -11,10 +11,12 @@ geometry at its rotation); the scorer keeps a colour histogram per terrain kind 
 candidate by the mean log-likelihood of the crop's colours under the kinds the candidate puts
 there. The histograms start from the start tile (known) and grow with every committed turn
 (self-calibration: labelled samples of this art under this light). Once a tile type has been seen,
-its mean appearance (a template in canonical orientation) may add a second term (off by default:
-with one or two samples per type it favoured the types already seen). Pennants, a few blurred
+its mean appearance (a template in canonical orientation) adds a small second term where a crop
+correlates with it well above what types that merely share roads or cities reach. Pennants, a few blurred
 pixels at camera scale, get their own test: a blue spot anywhere well inside the city, weighed by
-what the cities seen so far looked like with and without one. The four edges get another
+what the cities seen so far looked like with and without one; and once the players have
+confirmed one of two types that differ only by a pennant, by how a crop differs from that
+type's picture (``vision.live.twins``). The four edges get another
 (``vision.live.sides``): what a road, city or field side looks like on this table, learned from
 the tiles confirmed so far.
 
@@ -30,19 +32,20 @@ much better than any terrain kind.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Protocol
 
 import numpy as np
 
 from meeplecam.engine import Kind, TileType
+from meeplecam.vision.live.evidence import Split
 from meeplecam.vision.live.sides import SideProfiles
 from meeplecam.vision.live.twins import TwinPictures, View, has_pennant, layout, north_up
 from meeplecam.vision.model import AppearanceModel, features
 
-FIELD, ROAD, CITY, CLOISTER, PENNANT = range(5)
-N_KINDS = 5
+FIELD, ROAD, CITY, CLOISTER, PENNANT, VILLAGE = range(6)
+N_KINDS = 6
 PENNANT_BLUE, PENNANT_WHITE = (156, 74, 39), (240, 240, 240)
 MIN_SAMPLES = 30  # pixels a kind needs before its own histogram is trusted
 BINS_L, BINS_AB = 8, 24  # colour bins: lightness varies with light, chroma tells things apart
@@ -76,13 +79,13 @@ class TileScorer(Protocol):
 
 @lru_cache(maxsize=1024)  # a few sizes in the live loop; bounded for callers with many
 def kind_map(tile: TileType, rotation: int, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """(kinds, labels): terrain kind (FIELD ROAD CITY CLOISTER) and segment index per pixel of a
-    tile at a rotation, ``size`` square, north up."""
+    """(kinds, labels): terrain kind (FIELD ... VILLAGE) and segment index per pixel of a tile
+    at a rotation, ``size`` square, north up."""
     from meeplecam.vision.synth.geometry import label_mask
 
     labels, kinds = label_mask(tile, rotation, size)
     # synth kinds: field road city cloister pennant village -> ours
-    remap = np.array([FIELD, ROAD, CITY, CLOISTER, PENNANT, ROAD], np.uint8)
+    remap = np.array([FIELD, ROAD, CITY, CLOISTER, PENNANT, VILLAGE], np.uint8)
     out = remap[kinds]
     out.setflags(write=False)
     return out, labels
@@ -144,10 +147,14 @@ class ScorerConfig:
     pennant_city: float = 0.5  # share of the city's colours in a pennant's region
     outlier: float = 0.1  # share of the broad model in every kind (bounds one pixel's evidence)
     pennant_weight: float = 0.04  # weight of the pennant contrast test per city segment
-    pennant_threshold: float = 10.0  # Lab contrast that means "a pennant" before any sample
-    pennant_scale: float = 6.0  # contrast beyond the threshold that counts as sure
-    pennant_sure_ratio: float = 9.0  # log-likelihood ratio (pennant : none) that counts as sure
-    pennant_min_sd: float = 2.0  # Lab spread of a learned contrast at least
+    # what a city's contrast (Lab: _city_contrast) says: "a pennant" above 10 before any sample,
+    # sure 6 beyond; then the log-likelihood ratio (pennant : none), sure at 9
+    pennant_split: Split = field(
+        default_factory=lambda: Split(threshold=10.0, scale=6.0, sure_ratio=9.0, min_sd=2.0)
+    )
+    # where a pennant twin's picture is known (vision.live.twins), its share of the pennant
+    # term, the rest the blot test's
+    twin_share: float = 1.0
     tolerance: int = 1  # each kind's evidence is the best within this square (pixels, odd)
     side_weight: float = 0.2  # weight of the side profiles learned in play (vision.live.sides)
     reference_weight: float = 1.0  # weight of the appearance model's term, when one is given
@@ -240,7 +247,9 @@ class TerrainScorer:
         colours) neither wins nor loses much, and a well-seen kind keeps its own colours. Every
         kind also keeps a share of that broad model as an outlier process: a tree, a house, an
         animal or a shadow in the art is evidence of nothing, so no single pixel can outvote a
-        region (without it, a dark tree in a snowy field is "road" by a wide margin)."""
+        region (without it, a dark tree in a snowy field is "road" by a wide margin). Where roads
+        meet at a village the art draws houses with snowy roofs, a well, a market: a kind of its
+        own (as road, its roofs made snow look like road: a straight road read as a junction)."""
         if self._log is None:
             cfg = self.config
             n = self.counts.sum(axis=1)
@@ -324,15 +333,17 @@ class TerrainScorer:
             kinds = self._kinds(tile, rotation)
             ll = np.take_along_axis(like, kinds[None].astype(np.intp), 0)[0]
             s = float(ll[keep].sum()) / n
-            twin = None
-            if (tile.id, rotation) in twins and cell is not None:
-                twin = self._twin_term(cell, ignore, tile, rotation, twin_memo)
-            if twin is not None:
-                s += pennant_weight * twin
-            elif pennant_weight and city_segments(tile):
+            if pennant_weight and city_segments(tile):
                 if lab is None:
                     lab = _lab(crop)
-                s += pennant_weight * self._pennant_term(lab, tile, rotation, keep, contrasts)
+                pennant = self._pennant_term(lab, tile, rotation, keep, contrasts)
+                twin = None
+                if (tile.id, rotation) in twins and cell is not None:
+                    twin = self._twin_term(cell, ignore, tile, rotation, twin_memo)
+                if twin is not None:
+                    share = self.config.twin_share
+                    pennant = share * twin + (1 - share) * pennant
+                s += pennant_weight * pennant
             if (tile.id, rotation) in templated:
                 if lab is None:
                     lab = _lab(crop)
@@ -515,18 +526,10 @@ class TerrainScorer:
 
     def pennant_evidence(self, contrast: float) -> float:
         """How much a city's contrast (:meth:`_city_contrast`) says "pennant", from -1 (surely
-        none) to 1 (surely one). Before this table has shown cities with and without pennants,
-        the prior threshold and scale decide; after, the log-likelihood ratio of the contrast
-        under what each looked like here (a normal fit to each, median and spread), so that a
-        contrast where the two overlap (a bluish roof on a plain city, a faded shield) says
-        little and the players are asked rather than told."""
-        cfg = self.config
+        none) to 1 (surely one), weighed by the cities seen with and without one here
+        (:mod:`vision.live.evidence`: a bluish roof on a plain city and a faded shield overlap)."""
         yes, no = self.pennant_seen
-        if len(yes) < 2 or len(no) < 3:
-            return float(np.clip((contrast - cfg.pennant_threshold) / cfg.pennant_scale, -1, 1))
-        sd = cfg.pennant_min_sd
-        ratio = _normal_log_pdf(contrast, yes, sd) - _normal_log_pdf(contrast, no, sd)
-        return float(np.clip(ratio / cfg.pennant_sure_ratio, -1, 1))
+        return self.config.pennant_split.evidence(contrast, yes, no)
 
     def _pennant_term(self, lab, tile: TileType, rotation: int, keep, contrasts=None) -> float:
         """Per city segment: + for a pennant where the option has one and the image shows a
@@ -662,15 +665,6 @@ class TerrainScorer:
         if area < cfg.follower_min_area:
             return np.zeros(loose.shape, bool), float(area)
         return labels == big, float(area)
-
-
-def _normal_log_pdf(x: float, samples: list[float], min_sd: float = 2.0) -> float:
-    """Log density of ``x`` under a normal fitted robustly to ``samples`` (median, and 1.4826
-    times the median absolute deviation, at least ``min_sd``)."""
-    values = np.asarray(samples, np.float64)
-    centre = float(np.median(values))
-    sd = max(min_sd, 1.4826 * float(np.median(np.abs(values - centre))))
-    return -0.5 * ((x - centre) / sd) ** 2 - float(np.log(sd))
 
 
 def _tolerant(like: np.ndarray, size: int) -> np.ndarray:

@@ -28,6 +28,7 @@ from .appearance import (
     FIELD,
     PENNANT,
     ROAD,
+    VILLAGE,
     anchor_points,
     kind_map,
 )
@@ -39,6 +40,7 @@ PALETTES = {
         CITY: (106, 164, 201),
         CLOISTER: (184, 207, 217),
         PENNANT: (170, 70, 40),
+        VILLAGE: (192, 220, 230),
     },
     "winter": {
         FIELD: (248, 243, 238),
@@ -46,6 +48,7 @@ PALETTES = {
         CITY: (124, 176, 216),
         CLOISTER: (154, 184, 205),
         PENNANT: (150, 74, 39),
+        VILLAGE: (147, 143, 141),
     },
 }
 
@@ -122,7 +125,7 @@ class DrawnGame:
             size = self.config.tile_px
             kinds, _ = kind_map(tile, rotation, size)
             pal = PALETTES[self.config.palette]
-            lut = np.array([pal[k] for k in range(5)], np.uint8)
+            lut = np.array([pal[k] for k in sorted(pal)], np.uint8)
             art = lut[kinds].astype(np.int16)
             rng = np.random.default_rng(zlib.crc32(f"{tile.id}/{rotation}".encode()))
             speck = rng.random((size, size)) < 0.06

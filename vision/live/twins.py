@@ -18,12 +18,13 @@ pairs within one game.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
 
 from meeplecam.engine import TileType
+from meeplecam.vision.live.evidence import Split
 
 
 @cache
@@ -45,12 +46,13 @@ class TwinConfig:
     shift: int = 2  # pixels the picture may slide to line up with the crop (grid error)
     lightness: float = 0.5  # a lighter spot counts this much less blue (snow is pale, a shield
     # is not)
-    # how far the blue spot of a crop differs from the picture's (Lab) before the crop counts as
-    # the other twin, beyond which by ``scale`` it counts as sure: a picture with a shield is
-    # blurred by the grid error of the crops it averages, so its own copies differ a little more
-    plain_differs: float = 6.0
-    pennant_differs: float = 5.0
-    scale: float = 4.0
+    # how far a crop's blue spot differs from the picture's as a shield would (Lab, see
+    # TwinPictures.difference): the prior threshold and scale until the table has shown both a
+    # type like its picture and one unlike it, then what each looked like here (snowy art
+    # differs more than the Winter scans: its copies vary and its shields are larger)
+    split: Split = field(
+        default_factory=lambda: Split(threshold=6.0, scale=4.0, sure_ratio=5.0, min_sd=2.0)
+    )
 
 
 @dataclass(frozen=True)
@@ -82,12 +84,23 @@ class TwinPictures:
         self._pictures: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # id -> (Lab sum, count)
         self._alike: dict[tuple, dict[str, bool]] = {}  # layout -> {id: has a pennant}
         self._means: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # see _mean
+        # differences (see difference) of confirmed views from pictures of their own kind (a
+        # plain type from a plain picture) and of the other
+        self.alike: list[float] = []
+        self.unlike: list[float] = []
 
     def learn(self, tile: TileType, view: View) -> None:
+        """Add a confirmed view of ``tile``; first, how it compares with the pictures of its
+        twins (and its own) calibrates what "like" and "unlike" measure on this table."""
+        pennant = has_pennant(tile)
+        for tile_id, pictured in self.pictured_like(tile).items():
+            x = self.difference(view, tile_id, pictured)
+            if x is not None:
+                (self.alike if pictured == pennant else self.unlike).append(x)
         weight = view.seen.astype(np.float64)
         total, n = self._pictures.get(tile.id, (0.0, 0.0))
         self._pictures[tile.id] = (total + view.lab * weight[..., None], n + weight)
-        self._alike.setdefault(layout(tile), {})[tile.id] = has_pennant(tile)
+        self._alike.setdefault(layout(tile), {})[tile.id] = pennant
         self._means.pop(tile.id, None)
 
     def pictured_like(self, tile: TileType) -> dict[str, bool]:
@@ -99,14 +112,21 @@ class TwinPictures:
         """How much ``view`` says "a pennant", from -1 (surely none) to 1 (surely one), judged
         against the picture of ``tile_id`` (a type with a ``pennant`` or without); None when
         too little of the two can be compared."""
-        cfg = self.config
+        x = self.difference(view, tile_id, pennant)
+        if x is None:
+            return None
+        unlike = self.config.split.evidence(x, self.unlike, self.alike)
+        return -unlike if pennant else unlike
+
+    def difference(self, view: View, tile_id: str, pennant: bool) -> float | None:
+        """How much ``view`` differs from the picture of ``tile_id`` as its twin would: bluer at
+        one spot than a plain picture (a shield added), or less blue at one spot than a picture
+        with a pennant (its shield gone), less the other way round."""
         gain_loss = self._blue_difference(view, tile_id)
         if gain_loss is None:
             return None
         gain, loss = gain_loss
-        if pennant:  # a crop that lost the picture's shield is the plain twin
-            return -float(np.clip((loss - gain - cfg.pennant_differs) / cfg.scale, -1, 1))
-        return float(np.clip((gain - loss - cfg.plain_differs) / cfg.scale, -1, 1))
+        return loss - gain if pennant else gain - loss
 
     def _blue_difference(self, view: View, tile_id: str) -> tuple[float, float] | None:
         """(gain, loss): the most the view is bluer than the picture at one spot of the city,

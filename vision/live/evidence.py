@@ -1,0 +1,41 @@
+"""Evidence from one measurement that tells two things apart, self-calibrated during play.
+
+The scorer's pennant tests measure a number (how blue a city's bluest spot is; how much bluer a
+crop is than its twin's picture) that is high for one thing and low for the other, but how high
+depends on the art and the light. Before the table has shown both, a prior threshold decides;
+after, the log-likelihood ratio of the number under what each looked like here, so that a number
+where the two overlap says little and the players are asked rather than told.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def normal_log_pdf(x: float, samples: list[float], min_sd: float = 2.0) -> float:
+    """Log density of ``x`` under a normal fitted robustly to ``samples`` (median, and 1.4826
+    times the median absolute deviation, at least ``min_sd``)."""
+    values = np.asarray(samples, np.float64)
+    centre = float(np.median(values))
+    sd = max(min_sd, 1.4826 * float(np.median(np.abs(values - centre))))
+    return -0.5 * ((x - centre) / sd) ** 2 - float(np.log(sd))
+
+
+@dataclass(frozen=True)
+class Split:
+    threshold: float  # the measurement that says neither, before any sample
+    scale: float  # how far beyond the threshold counts as sure, before enough samples
+    sure_ratio: float  # log-likelihood ratio that counts as sure, after
+    min_sd: float  # spread of a learned class at least
+    min_high: int = 2  # samples of each class before they replace the prior
+    min_low: int = 3
+
+    def evidence(self, x: float, high: list[float], low: list[float]) -> float:
+        """How much ``x`` says "the high class", from -1 (surely the low one) to 1, given the
+        measurements seen of each."""
+        if len(high) < self.min_high or len(low) < self.min_low:
+            return float(np.clip((x - self.threshold) / self.scale, -1, 1))
+        ratio = normal_log_pdf(x, high, self.min_sd) - normal_log_pdf(x, low, self.min_sd)
+        return float(np.clip(ratio / self.sure_ratio, -1, 1))
