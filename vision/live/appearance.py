@@ -214,10 +214,7 @@ class TerrainScorer:
         import cv2
 
         cfg = self.config
-        h, w = cell.shape[:2]
-        dy, dx = round(h * cfg.inset), round(w * cfg.inset)
-        inner = cell[dy : h - dy, dx : w - dx]
-        small = cv2.resize(inner, (cfg.size, cfg.size), interpolation=cv2.INTER_AREA)
+        small = _trimmed(cell, cfg.inset, cfg.size)
         if cfg.blur > 1:
             small = cv2.GaussianBlur(small, (cfg.blur, cfg.blur), 0)
         return small
@@ -409,16 +406,10 @@ class TerrainScorer:
 
     def _twin_view(self, cell, ignore, tile: TileType, rotation: int, memo: dict) -> View | None:
         """The cell as the twin term reads it for ``tile`` at ``rotation``."""
-        import cv2
 
         cfg = self.twins.config
         if "lab" not in memo:
-            h, w = cell.shape[:2]
-            dy, dx = round(h * cfg.inset), round(w * cfg.inset)
-            small = cv2.resize(
-                cell[dy : h - dy, dx : w - dx], (cfg.size, cfg.size), interpolation=cv2.INTER_AREA
-            )
-            memo["lab"] = _lab(small)
+            memo["lab"] = _lab(_trimmed(cell, cfg.inset, cfg.size))
             memo["seen"] = (
                 np.ones((cfg.size, cfg.size), bool)
                 if ignore is None
@@ -676,6 +667,15 @@ def _tolerant(like: np.ndarray, size: int) -> np.ndarray:
 
     kernel = np.ones((size, size), np.uint8)
     return np.stack([cv2.dilate(k.astype(np.float32), kernel) for k in like])
+
+
+def _trimmed(cell: np.ndarray, inset: float, size: int) -> np.ndarray:
+    """A cell picture trimmed by ``inset`` (of its size) on each side, resized to ``size``."""
+    import cv2
+
+    h, w = cell.shape[:2]
+    dy, dx = round(h * inset), round(w * inset)
+    return cv2.resize(cell[dy : h - dy, dx : w - dx], (size, size), interpolation=cv2.INTER_AREA)
 
 
 def _lab(crop: np.ndarray) -> np.ndarray:
