@@ -122,14 +122,23 @@ def find_corner_markers(
     )
 
 
+REMAP_WIDTH = 4096  # remap's maps must be under 32767 on each side: points go in rows this long
+
+
 def _sample(image: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Bilinear samples of a float image (H x W x C) at points (... x 2)."""
     shape = pts.shape[:-1]
-    flat = pts.reshape(-1, 1, 2).astype(np.float32)
+    flat = pts.reshape(-1, 2).astype(np.float32)
+    n = len(flat)
+    width = max(1, min(n, REMAP_WIDTH))
+    rows = -(-n // width)
+    grid = np.zeros((rows * width, 2), np.float32)
+    grid[:n] = flat
+    grid = grid.reshape(rows, width, 2)
     out = cv2.remap(
-        image, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        image, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    return out.reshape(*shape, -1)
+    return out.reshape(rows * width, -1)[:n].reshape(*shape, -1)
 
 
 def edge_points(

@@ -87,3 +87,17 @@ def test_given_corners_and_names(tmp_path, capsys, demo):
     data = json.loads(out.read_text())
     assert data["table"]["source"] == "clicks"
     assert [c["name"] for c in data["followers"]["colours"]] == ["Ann", "Bo", "Cy", "Di", "Ed"]
+
+
+def test_a_table_that_fills_a_full_hd_frame_gets_an_outline_not_a_crash():
+    """At 1920x1080 (what a webcam is asked for) a table's side is over a thousand pixels: its
+    edges are searched at tens of thousands of points, more than one OpenCV remap may take (it
+    raised). This table is coloured much like its floor: the outline is found loosely and the
+    user is told so."""
+    from meeplecam.calibration import wizard
+    from meeplecam.calibration.demo import CAMERA_SIZE, demo_view
+
+    frame, _ = demo_view(3, size=CAMERA_SIZE)
+    result = wizard.run(frame, wizard.Options(), say=lambda line: None)
+    assert result.profile.table is not None
+    assert any("outline" in w for w in result.warnings)
