@@ -54,6 +54,36 @@ def follower_pixels(
     return lab[d >= np.quantile(d, 1 - keep)]
 
 
+TABLE_NOISE = 3.0  # sd of the table's local colour (BGR levels) where the light is even
+WHITE_SURE = 3.0  # how many standard errors of the fit a glare's white must be to be taken away
+
+
+def under_table_light(lab: np.ndarray, local_bgr, typical_bgr) -> np.ndarray:
+    """Lab pixels of a follower with the white of a lamp's glare taken away.
+
+    The light on the table around the follower (``local_bgr``) is fitted as the table's typical
+    colour (``typical_bgr``, its median over the whole surface) times a gain plus white
+    (``local = gain * typical + white``, least squares over the three channels), and that white
+    is taken from the follower's pixels too. A black follower calibrated in a lamp's hot spot was
+    learned grey, and every black figure in play, out of the glare, was read green or blue.
+    Only glare is undone: a figure under brighter or dimmer light is within the classifier's
+    spread, and dividing by a gain fitted on a dark table blew a green up to a colour no figure
+    had. The nearer the table is to grey, the less gain and white can be told apart, so the
+    white is taken only when it is well beyond what the table's own noise makes of it."""
+    local = np.asarray(local_bgr, float).reshape(3)
+    typical = np.asarray(typical_bgr, float).reshape(3)
+    design = np.stack([typical, np.ones(3)], axis=1)
+    normal = design.T @ design
+    if np.linalg.cond(normal) > 1e12:  # a black table: nothing to tell the light by
+        return np.asarray(lab, float).reshape(-1, 3)
+    _, white = np.linalg.solve(normal, design.T @ local)
+    standard_error = TABLE_NOISE * np.sqrt(np.linalg.inv(normal)[1, 1])
+    if white <= WHITE_SURE * standard_error:
+        return np.asarray(lab, float).reshape(-1, 3)
+    bgr = cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8)[None], cv2.COLOR_Lab2BGR)[0]
+    return to_lab(np.clip(bgr.astype(float) - white, 0, 255))
+
+
 def robust_stats(lab: np.ndarray, trim: float | None = None, floor: float | None = None):
     """Mean and covariance of the Lab pixels nearest their median (drops ``trim`` of them)."""
     cfg = settings("colours")

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 import cv2
 import numpy as np
 
-from meeplecam.vision.profile import FrameInfo, Profile, Scale, TableOutline
+from meeplecam.vision.profile import FrameInfo, Profile, Scale, TableOutline, lab_to_bgr
 from meeplecam.vision.table import order_corners
 
 from . import colours as ccolours
@@ -272,6 +272,12 @@ def _followers(frame, surface, tile_px, options, result, note, warn) -> None:
             "the tiles, or give their positions with --followers 'x,y x,y ...'"
         )
         return
+    table_light = ccolours.local_background(frame, 2 * tile_px)
+    typical = lab_to_bgr(surface.colour_lab)
+    samples = [
+        ccolours.under_table_light(lab, table_light[_pixel(frame, x, y)], typical)
+        for lab, (x, y, _) in zip(samples, spots, strict=True)
+    ]
     model = ccolours.learn(samples)
     if options.colour_names:
         model = ccolours.rename(model, options.colour_names)
@@ -289,6 +295,12 @@ def _followers(frame, surface, tile_px, options, result, note, warn) -> None:
             f"follower colours {report.worst.a} and {report.worst.b} are too similar under this "
             "light to be told apart"
         )
+
+
+def _pixel(frame: np.ndarray, x: float, y: float) -> tuple[int, int]:
+    """The (row, column) of the frame's pixel nearest ``(x, y)``, kept inside the frame."""
+    h, w = frame.shape[:2]
+    return min(max(round(y), 0), h - 1), min(max(round(x), 0), w - 1)
 
 
 def _on_big_object(surface: Surface, spot, max_area: float) -> bool:

@@ -173,6 +173,7 @@ class FollowerColour:
 
 
 GLARE = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)  # parts of white light a glossy figure may reflect
+BRIGHTER = (1.0, 1.3, 1.6)  # more light on a figure than on the one calibrated (never less)
 
 
 def shades_lab(bgr, factors, glare=(0.0,)) -> np.ndarray:
@@ -202,18 +203,20 @@ class FollowerColours:
 
     def distances(self, lab: np.ndarray) -> np.ndarray:
         """Mahalanobis distances (N x colours) of Lab colours (N x 3) to each learned colour,
-        also as a glare whitens it (:data:`GLARE`): the colour was learned on one standing
-        follower, and a figure lying on its back shows its lit, glossy front. One covariance
-        (the colours' pooled) for all: how a figure's colour spreads between its lit and shaded
-        faces is much the same for every colour, and a colour learned with a wide spread would
-        otherwise take every figure that fits no colour well. (Modelling shade as the colour
-        scaled darker or brighter as well made a lit black farmer grey-green and a green one
-        in shade black: measured with ``bench/colours.py``, 94 % against 98.5 %.)"""
+        also as a glare whitens it (:data:`GLARE`) and under more light (:data:`BRIGHTER`):
+        the colour was learned on one standing follower, and a figure lying on its back shows
+        its lit, glossy front; a red one in the lamp's full light is as light as a yellow one
+        calibrated in the table's dimmer part (a brighter red is still red, it was read yellow).
+        One covariance (the colours' pooled) for all: how a figure's colour spreads between its
+        lit and shaded faces is much the same for every colour, and a colour learned with a
+        wide spread would otherwise take every figure that fits no colour well. (Modelling
+        shade, the colour scaled darker, made a green figure in shade black: measured with
+        ``bench/colours.py``.)"""
         lab = np.asarray(lab, float).reshape(-1, 3)
         inv = np.linalg.inv(np.mean([np.asarray(c.cov) for c in self.colours], axis=0))
         out = np.empty((len(lab), len(self.colours)))
         for j, c in enumerate(self.colours):
-            glared = shades_lab(lab_to_bgr(c.lab), [1.0], GLARE)
+            glared = shades_lab(lab_to_bgr(c.lab), BRIGHTER, GLARE)
             d = lab[:, None, :] - glared[None, :, :]  # N x glare x 3
             out[:, j] = np.sqrt(np.einsum("nsi,ij,nsj->ns", d, inv, d).min(axis=1))
         return out

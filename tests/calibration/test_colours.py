@@ -84,3 +84,42 @@ def test_too_similar_colours_are_not_separable():
     assert report.worst.a == "red" and report.worst.b == "crimson"
     assert "TOO SIMILAR" in report.lines()[0]
     assert report.to_json()["ok"] is False
+
+
+WOOD = (70, 103, 161)  # a table's colour (BGR)
+
+
+def test_a_lamps_glare_on_a_follower_is_taken_away():
+    """A black follower standing in the lamp's hot spot looks grey: the table around it shows
+    how much white the glare adds (the same on every channel), and that white is taken off."""
+    glare = 55.0
+    local = np.asarray(WOOD, float) + glare
+    seen = colours.to_lab(np.full((20, 3), 32 + glare))
+    learned = colours.under_table_light(seen, local, WOOD)
+    assert np.allclose(learned, colours.to_lab(np.full((20, 3), 32)), atol=2)
+
+
+@pytest.mark.parametrize("gain", [0.7, 1.3])
+def test_brighter_or_dimmer_light_alone_is_left_to_the_classifier(gain):
+    seen = colours.to_lab(np.tile(TRUE["green"], (20, 1)))
+    for table in (WOOD, (128, 128, 128)):
+        local = np.asarray(table, float) * gain
+        assert np.array_equal(colours.under_table_light(seen, local, table), seen)
+
+
+def test_a_black_follower_calibrated_in_the_glare_is_learned_black():
+    from meeplecam.calibration import wizard
+    from meeplecam.calibration.demo import calibration_view
+    from meeplecam.engine import find_tileset
+    from meeplecam.engine.playout import random_game
+    from meeplecam.vision.synth.scene import Scene
+
+    names = ["red", "yellow", "green", "blue", "black"]
+    # Seed 1021: the row of followers ends in the lamp's hot spot, the black one in its middle.
+    scene = Scene(random_game(find_tileset("winter"), 5, seed=1021), 1021, "summer", (1280, 720))
+    frame, _ = calibration_view(scene, names, 1021)
+    result = wizard.run(frame, wizard.Options(colour_names=names), say=lambda line: None)
+    learned = {c.name: c.lab for c in result.profile.followers.colours}
+    assert learned["black"][0] < 40  # lightness: was learned grey (93) with the glare in it
+    dark = colours.to_lab(np.array([[20, 22, 25]], np.uint8))  # a black figure out of the glare
+    assert result.profile.followers.classify(dark) == ["black"]
