@@ -138,7 +138,11 @@ def main(argv=None) -> int:
     p.add_argument("--scenes", type=int, default=100, help="number of random scenes (default 100)")
     p.add_argument("--seed", type=int, default=1000, help="first scene seed (default 1000)")
     p.add_argument("--mode", choices=("start", "game", "both"), default="both")
-    p.add_argument("--size", default="1280x720", help="frame size (default 1280x720)")
+    p.add_argument(
+        "--size",
+        default="1920x1080",
+        help="frame size (default 1920x1080: what calibrate asks a webcam for and the demo films)",
+    )
     p.add_argument(
         "--exact-tiles",
         action="store_true",
