@@ -1,4 +1,5 @@
-"""Tile art: procedural drawings of every tile type from its segments, or the real Winter scans.
+"""Tile art: procedural drawings of every tile type from its segments, the real Winter scans, or
+the scans of one physical copy of the newest base-game art (``copy``).
 
 Art is drawn once per (tile type, palette, variant) in canonical orientation at ``art_px`` and
 cached; a placed tile takes it turned clockwise and resized to the canvas scale. The drawing
@@ -18,9 +19,10 @@ import numpy as np
 from meeplecam.engine import TileType
 
 from . import geometry as g
-from .config import SCANS_DIR, config, palette
+from .config import COPY_SCANS_DIR, SCANS_DIR, config, palette
 
 SCANS = "scans"
+COPY = "copy"
 
 
 def _rng(*key) -> np.random.Generator:
@@ -57,8 +59,10 @@ def canonical_art(tile: TileType, palette_name: str, variant: int = 0) -> np.nda
     import cv2
 
     size = int(config()["scale"]["art_px"])
-    if palette_name == SCANS:
-        scan = load_scan(tile.id, variant)
+    if palette_name in (SCANS, COPY):
+        scan = (
+            load_scan(tile.id, variant) if palette_name == SCANS else load_copy_scan(tile, variant)
+        )
         if scan is not None:
             return cv2.resize(scan, (size, size), interpolation=cv2.INTER_AREA)
         palette_name = "winter"
@@ -152,6 +156,51 @@ def load_scan(tile_id: str, variant: int = 0):
         return None
     path = found.get("animal" if variant == 1 else "base") or next(iter(found.values()))
     return cv2.imread(str(path), cv2.IMREAD_COLOR)
+
+
+# --- the scans of one copy of the newest base-game art --------------------------------------------
+@cache
+def copy_scans(folder: Path = COPY_SCANS_DIR) -> dict[str, list[tuple[Path, str]]]:
+    """tile id -> [(path, sides N E S W as scanned)] of the copy's scans (empty when absent)."""
+    from meeplecam.vision.errors import VisionError
+    from meeplecam.vision.model import read_labels
+
+    try:
+        rows = read_labels(Path(folder))
+    except VisionError:
+        return {}
+    out: dict[str, list[tuple[Path, str]]] = {}
+    for path, tile_id, sides in rows:
+        if path.is_file():
+            out.setdefault(tile_id, []).append((path, sides))
+    return out
+
+
+def copy_scans_available() -> bool:
+    return bool(copy_scans())
+
+
+@cache
+def load_copy_scan(tile: TileType, variant: int = 0):
+    """One of the copy's scans of ``tile`` (each physical tile of a type in turn, by
+    ``variant``), turned to the type's canonical orientation and trimmed of the scan's white
+    rim; None when the copy has no scan of it."""
+    import cv2
+
+    scans = copy_scans().get(tile.id)
+    if not scans:
+        return None
+    path, sides = scans[variant % len(scans)]
+    fits = tile.rotations_fitting(sides)
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None or not fits:
+        return None
+    rim = round(COPY_SCAN_RIM * image.shape[0])
+    image = image[rim : image.shape[0] - rim, rim : image.shape[1] - rim]
+    return np.ascontiguousarray(np.rot90(image, fits[0] // 90))
+
+
+COPY_SCAN_RIM = 0.01  # of a scan's side: the white around the tile's rounded corners
 
 
 # --- drawing helpers -------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import time
 
 from meeplecam.cli import command
 
-PALETTES = ("winter", "summer", "scans")
+PALETTES = ("winter", "summer", "scans", "copy")
 
 
 @command("synth", "render synthetic games with exact ground truth")
@@ -17,7 +17,12 @@ def _parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--games", type=int, default=1, help="number of games (default 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
     p.add_argument(
-        "--palette", choices=PALETTES, default="winter", help="tile art (default winter)"
+        "--palette",
+        choices=PALETTES,
+        default="winter",
+        help="tile art: winter or summer drawings, scans (the Winter scans in "
+        "../shared/data/winter-tiles), copy (the scans of one copy of the newest base-game art in "
+        "../shared/data/real/scans, with --tileset base) (default winter)",
     )
     p.add_argument("--players", type=int, default=2, help="players per game (default 2)")
     p.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
@@ -51,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from meeplecam.engine import TileDefinitionError, TileSetError, find_tileset, load_tile_file
     from meeplecam.engine.playout import random_game
 
-    from .art import scans_available
+    from .art import copy_scans_available, scans_available
     from .sequence import write_game
 
     try:
@@ -67,6 +72,11 @@ def run(args: argparse.Namespace) -> int:
     if args.palette == "scans" and not scans_available():
         print(
             "meeplecam synth: no tile scans in ../shared/data/winter-tiles; drawing winter art",
+            file=sys.stderr,
+        )
+    if args.palette == "copy" and not copy_scans_available():
+        print(
+            "meeplecam synth: no tile scans in ../shared/data/real/scans; drawing winter art",
             file=sys.stderr,
         )
     out = Path(args.out)

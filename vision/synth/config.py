@@ -8,6 +8,7 @@ from pathlib import Path
 
 CONFIG_PATH = Path(__file__).with_name("config.toml")
 SCANS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "winter-tiles"
+COPY_SCANS_DIR = SCANS_DIR.parent / "real" / "scans"  # one physical copy, newest base-game art
 
 
 @cache
