@@ -390,9 +390,30 @@ def objects_on_table(frame: np.ndarray, table_mask: np.ndarray, reach: int = 0) 
 
 
 def find_start_tile(frame: np.ndarray) -> StartTile:
-    """The table and the start tile alone on it (sub-pixel corners). Raises TableNotLocated or
-    NoTiles with what was seen."""
-    corners, _ = table_outline(frame)
+    """The table and the start tile alone on it (sub-pixel corners). Raises NoTiles with what
+    was seen.
+
+    Where no table stands out from its surroundings, or the outline found holds no tile (a
+    camera zoomed onto the play area sees table to every side, and k-means takes a lighter part
+    of it for the table), the frame stands in for the outline: the tile alone then fixes scale
+    and angle (``vision.live.rectify.start_tile_homography`` falls back to it when the frame's
+    proportions disagree with the tile's), and the grid refit the perspective."""
+    h, w = frame.shape[:2]
+    whole = np.float64([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+    try:
+        outlines = [table_outline(frame)[0], whole]
+    except TableNotLocated:
+        outlines = [whole]
+    for corners in outlines:
+        try:
+            return _start_tile_within(frame, corners)
+        except NoTiles as exc:
+            missed = exc
+    raise missed
+
+
+def _start_tile_within(frame: np.ndarray, corners: np.ndarray) -> StartTile:
+    """The start tile alone inside a table outline (corners clockwise from the top-left)."""
     diag = float(np.linalg.norm(corners[2] - corners[0]))
     # Inside the outline, not inside the table's colour region: a shadow or a glare splits that
     # region (the start tile may lie in a hole of it), the straight sides are surer.

@@ -118,3 +118,27 @@ def test_start_tile_found_where_the_table_looks_like_the_tile(seed, palette, sur
     found = np.asarray(find_start_tile(frame).corners)
     err = min(np.abs(np.roll(found, k, axis=0) - corners).max() for k in range(4))
     assert err < 1.5, err
+
+
+@pytest.mark.parametrize("half_height", [220, 330])
+def test_start_tile_found_where_the_table_fills_the_picture(half_height):
+    """A camera zoomed onto the play area sees table to every side, so no table stands out
+    from its surroundings: the frame stands in for the outline and the tile alone names cell
+    (0, 0) (it was never located, and a replay read nothing)."""
+    import cv2
+
+    from meeplecam.vision.table import find_start_tile
+
+    frame, corners = _start_frame(7002, "winter", None)
+    centre = corners.mean(axis=0)
+    half = np.array([half_height * 16 / 9, half_height])
+    x0, y0 = np.round(centre - half).astype(int)
+    x1, y1 = np.round(centre + half).astype(int)
+    zoom = 1280 / (x1 - x0)
+    view = cv2.resize(frame[y0:y1, x0:x1], (1280, round((y1 - y0) * zoom)))
+    tile = (corners - (x0, y0) + 0.5) * zoom - 0.5
+    found = np.asarray(find_start_tile(view).corners)
+    err = min(np.abs(np.roll(found, k, axis=0) - tile).max() for k in range(4))
+    assert err < 2.0, err
+    rect = rectify.from_detection(view)
+    assert np.abs(rect.to_image([(0.5, 0.5)])[0] - tile.mean(axis=0)).max() < 2.0
