@@ -16,7 +16,13 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from meeplecam.vision.table import fit_sides, four_lines, largest_region, order_corners
+from meeplecam.vision.table import (
+    fit_sides,
+    four_lines,
+    largest_region,
+    order_corners,
+    outline_contrast,
+)
 
 from .errors import CalibrationError
 
@@ -88,25 +94,7 @@ def segment(frame: np.ndarray, k: int = 4) -> Surface:
     things = ((diff > tol) & (inside > 0)).astype(np.uint8)
     holes = cv2.resize(things, (w, h), interpolation=cv2.INTER_NEAREST)
     colour = np.median(lab[region > 0], axis=0)
-    return Surface(corners, table_mask, holes, colour, score, lens_k, _contrast(lab, quad))
-
-
-def _contrast(lab: np.ndarray, quad: np.ndarray) -> float:
-    """Lab distance between the median colours just inside and just outside the outline (work
-    scale): a table of nearly the floor's colour is found by colour alone only unreliably, and
-    the outline's fit score does not show it (the merged region can still be a neat quad)."""
-    h, w = lab.shape[:2]
-    poly = np.zeros((h, w), np.uint8)
-    cv2.fillPoly(poly, [np.round(quad).astype(np.int32)], 1)
-    ring = max(3, round(0.03 * max(h, w)))
-    kernel = np.ones((ring, ring), np.uint8)
-    inner = poly - cv2.erode(poly, kernel)
-    outer = cv2.dilate(poly, kernel) - poly
-    if inner.sum() < 20 or outer.sum() < 20:
-        return 100.0  # the table fills the frame: nothing outside it to compare with
-    return float(
-        np.linalg.norm(np.median(lab[inner > 0], axis=0) - np.median(lab[outer > 0], axis=0))
-    )
+    return Surface(corners, table_mask, holes, colour, score, lens_k, outline_contrast(lab, quad))
 
 
 def _quad(hull: np.ndarray) -> np.ndarray | None:

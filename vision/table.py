@@ -148,6 +148,7 @@ STRIP_OBJECTS = 0.1  # share of a tile's missing strip unlike the table, at leas
 SHARP_STEP = 5.0  # Lab colour step per pixel of a tile's border or art (wood grain: 1-2)
 MAX_SIDE_SKEW_DEG = 4.0  # angle between a tile's opposite sides in the picture, at most
 _OUTLINE_WORK = 480
+MIN_CONTRAST = 10.0  # Lab distance between a table's rim and what lies beyond it, at least
 GROW_STEPS = (1, 1.5, 2, 3, 4)  # Lab steps between neighbours a table's surface may make
 
 
@@ -199,8 +200,31 @@ def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     quad, filled, _ = max(outlines, key=lambda o: o[2])
     if filled.sum() < 0.1 * sh * sw:
         raise TableNotLocated("the table surface found is too small")
+    contrast = outline_contrast(lab, quad)
+    if contrast < MIN_CONTRAST:
+        raise TableNotLocated(
+            f"the table's colour is close to its surroundings' (contrast {contrast:.0f})"
+        )
     corners = order_corners(quad / s)
     return corners, cv2.resize(filled, (w, h), interpolation=cv2.INTER_NEAREST)
+
+
+def outline_contrast(lab: np.ndarray, quad: np.ndarray) -> float:
+    """Lab distance between the median colours just inside and just outside an outline (``lab``
+    and ``quad`` at one scale): a table of nearly the floor's colour is found by colour alone only
+    unreliably, and the outline's fit does not show it (a band of wood grain can be a neat quad)."""
+    h, w = lab.shape[:2]
+    poly = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(poly, [np.round(quad).astype(np.int32)], 1)
+    ring = max(3, round(0.03 * max(h, w)))
+    kernel = np.ones((ring, ring), np.uint8)
+    inner = poly - cv2.erode(poly, kernel)
+    outer = cv2.dilate(poly, kernel) - poly
+    if inner.sum() < 20 or outer.sum() < 20:
+        return 100.0  # the table fills the frame: nothing outside it to compare with
+    return float(
+        np.linalg.norm(np.median(lab[inner > 0], axis=0) - np.median(lab[outer > 0], axis=0))
+    )
 
 
 def _outline(mask: np.ndarray):
@@ -398,8 +422,7 @@ def find_start_tile(frame: np.ndarray) -> StartTile:
     of it for the table), the frame stands in for the outline: the tile alone then fixes scale
     and angle (``vision.live.rectify.start_tile_homography`` falls back to it when the frame's
     proportions disagree with the tile's), and the grid refit the perspective."""
-    h, w = frame.shape[:2]
-    whole = np.float64([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+    whole = _whole_frame(frame.shape[1], frame.shape[0])
     try:
         outlines = [table_outline(frame)[0], whole]
     except TableNotLocated:
@@ -410,6 +433,11 @@ def find_start_tile(frame: np.ndarray) -> StartTile:
         except NoTiles as exc:
             missed = exc
     raise missed
+
+
+def _whole_frame(w: int, h: int) -> np.ndarray:
+    """The frame's corners, clockwise from the top-left: the outline of a table that fills it."""
+    return np.float64([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
 
 
 def _start_tile_within(frame: np.ndarray, corners: np.ndarray) -> StartTile:
@@ -480,7 +508,9 @@ def _complete_square(objects: np.ndarray, table: np.ndarray, quad: np.ndarray, s
     colour is the table's (a city cap on a table of its colour): the square is completed on the
     end where the missing strip holds things unlike the table (the art's roofs and walls), if
     either does. ``objects``: :func:`objects_on_table`'s mask."""
-    aspect = rectangle_aspect(table, size)
+    h, w = objects.shape
+    # where the frame stands in for the table, it is taken as seen from above
+    aspect = w / h if np.array_equal(table, _whole_frame(w, h)) else rectangle_aspect(table, size)
     if aspect is None:
         return quad
     unit = np.float32([[0, 0], [aspect, 0], [aspect, 1], [0, 1]])

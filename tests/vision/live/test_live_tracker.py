@@ -227,3 +227,25 @@ def test_a_grid_refit_onto_the_tiles_art_is_not_kept(drawn_game, drawn_frames, m
     monkeypatch.setattr(rectify, "refine", lambda rect, frame, cells: truth)
     tracker._refine_grid(tracker._frame, tracker._board())
     assert tracker.rectifier is truth
+
+
+def test_a_turn_entered_outside_the_view_it_was_read_in_is_refitted_on_the_whole_view(
+    drawn_game, drawn_frames, monkeypatch
+):
+    """The players may enter a turn at a cell the reading's view did not hold (the camera saw
+    the tile somewhere else): the grid refit then judges both grids on the current view (it
+    cut an empty picture of the new cell and OpenCV raised, ending the replay)."""
+    from meeplecam.vision.live import rectify
+
+    game = _fresh(drawn_game)
+    truth = Rectifier(drawn_game.grid_to_image, frame_size=drawn_frames[0].shape[1::-1])
+    tracker = Tracker(game, truth)
+    for frame in drawn_frames:
+        for obs in tracker.feed(frame):
+            game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
+    start_only = truth.board(tracker._frame, (0, 0, 0, 0))  # the view before the board grew
+    centre = np.asarray(list(game.board.tiles), float).mean(axis=0) + 0.5
+    monkeypatch.setattr(rectify, "refine", lambda rect, frame, cells: _scaled(truth, 0.93, centre))
+    board = tracker._refine_grid(tracker._frame, start_only)
+    assert tracker.rectifier is truth
+    assert board.window == tracker.window()
