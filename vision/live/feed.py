@@ -111,7 +111,10 @@ class LiveFeed:
                 self._stop.wait(0.01)
                 continue
             self._latest = frame
-            self.step(frame)
+            try:
+                self.step(frame)
+            except Exception:  # one frame's analysis is never worth the rest of the game
+                log.exception("live feed: a frame could not be read; going on")
 
     def step(self, frame: np.ndarray) -> list:
         """Analyse one frame and push what it shows (callable directly in tests)."""

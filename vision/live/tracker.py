@@ -346,7 +346,11 @@ class Tracker:
             return
         placed = set(self.game.board.tiles)
         if n > self.known_log and self.pending is not None:
-            self._accept(self.pending)
+            try:
+                self._accept(self.pending)
+            except Exception:  # learning from a turn must never stop the live game
+                log.exception("tracker: learning from the accepted turn failed")
+                self._set_baseline(self.pending.board)  # the view it was read in
         else:  # an undo, a correction or a turn entered by hand: read the table again
             gone = self.placed_cells - placed
             self.recheck |= gone | self.unread

@@ -249,3 +249,30 @@ def test_a_turn_entered_outside_the_view_it_was_read_in_is_refitted_on_the_whole
     board = tracker._refine_grid(tracker._frame, start_only)
     assert tracker.rectifier is truth
     assert board.window == tracker.window()
+
+
+def test_a_failure_while_learning_from_a_turn_does_not_stop_the_game(drawn_game, drawn_frames):
+    """Learning from an accepted turn is not worth a lost game: if it raises, the view the turn
+    was read in becomes the baseline, as after any turn, and the tracker goes on reading."""
+    game = _fresh(drawn_game)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image))
+    learn = tracker.scorer.learn
+    failures = []
+
+    def learn_once_badly(*args, **kwargs):
+        if len(game.board.tiles) == 3 and not failures:  # learning from the second turn
+            failures.append(1)
+            raise RuntimeError("a cell cut empty")
+        return learn(*args, **kwargs)
+
+    tracker.scorer.learn = learn_once_badly
+    warnings = []
+    for frame in drawn_frames:
+        for obs in tracker.feed(frame):
+            if isinstance(obs, Warning):
+                warnings.append(obs.text)
+            else:
+                game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
+    assert failures
+    assert not warnings  # the turn after it lay next to the board the tracker knew
+    assert len(game.board.tiles) == 13  # the start tile and all twelve turns
