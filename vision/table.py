@@ -144,6 +144,9 @@ TILE_MM = 45.0
 TILE_OF_TABLE = (0.012, 0.1)
 MIN_SIDE_SHARPNESS = 1.0  # colour step per quarter pixel that a tile's side shows at least
 SQUARE_RATIO = 0.92  # a tile's shorter extent over its longer one on the table, at least
+# the same in the picture where no table is seen: a camera tilted by up to 30 degrees shortens
+# a tile to 0.87 of its width, a city cap the table's colour to 0.8 or less
+SQUARE_RATIO_UNSEEN = 0.85
 STRIP_OBJECTS = 0.1  # share of a tile's missing strip unlike the table, at least
 SHARP_STEP = 5.0  # Lab colour step per pixel of a tile's border or art (wood grain: 1-2)
 MAX_SIDE_SKEW_DEG = 4.0  # angle between a tile's opposite sides in the picture, at most
@@ -509,8 +512,11 @@ def _complete_square(objects: np.ndarray, table: np.ndarray, quad: np.ndarray, s
     end where the missing strip holds things unlike the table (the art's roofs and walls), if
     either does. ``objects``: :func:`objects_on_table`'s mask."""
     h, w = objects.shape
-    # where the frame stands in for the table, it is taken as seen from above
-    aspect = w / h if np.array_equal(table, _whole_frame(w, h)) else rectangle_aspect(table, size)
+    square = SQUARE_RATIO
+    if np.array_equal(table, _whole_frame(w, h)):  # no table: the frame as seen from above,
+        aspect, square = w / h, SQUARE_RATIO_UNSEEN  # and a tile a little short is the tilt
+    else:
+        aspect = rectangle_aspect(table, size)
     if aspect is None:
         return quad
     unit = np.float32([[0, 0], [aspect, 0], [aspect, 1], [0, 1]])
@@ -518,7 +524,7 @@ def _complete_square(objects: np.ndarray, table: np.ndarray, quad: np.ndarray, s
     q = apply_homography(to_table, quad)
     lengths = np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1)  # side i from corner i to i+1
     along, across = (lengths[0] + lengths[2]) / 2, (lengths[1] + lengths[3]) / 2
-    if min(along, across) / max(along, across) >= SQUARE_RATIO:
+    if min(along, across) / max(along, across) >= square:
         return quad
     grow = abs(along - across)
     # the short sides (0 and 2 when ``along`` is short) are lengthened at one end: side 1 or 3

@@ -409,11 +409,11 @@ class Tracker:
         refined = refine(self.rectifier, frame, self.game.board.tiles)
         if refined is self.rectifier:
             return board
-        window = self.window()
-        if board.window != window:  # the turn lies outside the view it was read in (the
-            # players entered it elsewhere): both grids are judged on the same, current view
-            board = self.rectifier.board(frame, window)
         cells = self._cells_moved_most(self.rectifier, refined)
+        window = self.window()
+        if not all(board.contains(cell) for cell in cells):  # a turn entered outside the view
+            # it was read in: both grids are judged on the current view
+            board = self.rectifier.board(frame, window)
         refined_board = refined.board(frame, window)
         if self._known_tiles_fit(refined_board, cells) < self._known_tiles_fit(board, cells):
             log.debug("grid refit kept out: the laid tiles fit their types worse with it")
