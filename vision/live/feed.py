@@ -5,9 +5,10 @@
 text)`` and ``warn(text, image)`` (``webui.session.GameSession``). Capture stays separate from
 analysis: the source's own thread only captures; this feed's thread analyses the newest frame.
 
-At camera rate the table counts as settled after ``settle_s`` seconds of stillness (0.8 s: a
-hand may hold a tile still above the board for a moment; replay of sparse recorded frames uses the
-frame count of ``MotionConfig`` instead).
+At camera rate the table counts as settled after ``settle_s`` seconds of stillness
+(``motion.SETTLE_S``, 0.8 s: a hand may hold a tile still above the board for a moment; replay
+settles a filmed recording the same way, and a series of views after ``MotionConfig``'s frame
+count).
 
 The session owns the game: the tracker reads ``sink.game`` and follows its log, so an answer given
 on the page (or a correction, an undo) is seen on the next frame. A new game on the page (a new
@@ -27,6 +28,7 @@ import numpy as np
 
 from meeplecam.engine import IllegalTurn
 
+from .motion import SETTLE_S
 from .observations import Commit, Question, Warning
 from .tracker import Tracker, TrackerConfig
 
@@ -46,7 +48,7 @@ class LiveFeed:
         config: TrackerConfig | None = None,
         locate=None,
         colours: dict | None = None,
-        settle_s: float | None = 0.8,
+        settle_s: float | None = SETTLE_S,
         reference=None,
     ):
         self.sink = sink

@@ -15,6 +15,20 @@ from enum import StrEnum
 import numpy as np
 
 
+SETTLE_S = 0.8  # at camera rate, still this long makes the table settled: a hand may hold a
+# tile still above the board for a moment
+CAMERA_RATE_FPS = 15.0  # from this frame rate on a recording is film; below, a series of views
+
+
+def settle_frames_at(fps: float, at_least: int = 2) -> int:
+    """Still frames in a row that make the table settled at ``fps`` frames a second: ``SETTLE_S``
+    of film, or ``at_least`` frames of a recording slower than camera rate (a time lapse or a
+    folder of views, where each frame is a moment of its own)."""
+    if fps < CAMERA_RATE_FPS:
+        return at_least
+    return max(at_least, round(SETTLE_S * fps))
+
+
 class Motion(StrEnum):
     MOVING = "moving"
     STILL = "still"

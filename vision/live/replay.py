@@ -25,6 +25,7 @@ from meeplecam.engine import (
     to_record,
 )
 
+from .motion import settle_frames_at
 from .observations import Commit, Question, Warning
 from .rectify import Rectifier, from_detection, from_truth, profile_locator
 from .sources import FolderSource, FrameSource, natural_key, open_source
@@ -113,8 +114,13 @@ def replay(
     reference=None,
 ) -> ReplayResult:
     """Run the tracker over frames, applying every commit (and the best option of every
-    question) to ``game``. ``reference``: the appearance model of the tiles, when known."""
+    question) to ``game``. ``reference``: the appearance model of the tiles, when known.
+
+    Film (a source at camera rate: a webcam's recording) settles after ``motion.SETTLE_S`` of
+    stillness, as live: a hand held still for two frames of 30 was read as a tile."""
     config = config or TrackerConfig()
+    fps = float(getattr(frames, "fps", 0.0) or 0.0)
+    config.motion.settle_frames = settle_frames_at(fps, config.motion.settle_frames)
     tracker = Tracker(
         game,
         rectifier,

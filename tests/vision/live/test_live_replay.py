@@ -246,3 +246,25 @@ def test_a_calibration_profile_brings_its_appearance_model(tmp_path):
         load_reference(str(pf.Profile(frame=pf.FrameInfo(1280, 720)).save(tmp_path / "b.json")))
         is None
     )
+
+
+def test_a_filmed_game_is_read_like_its_views(drawn_game, drawn_frames, tmp_path):
+    """A webcam's recording at 30 frames a second holds each moment for many frames: a hand
+    stops over the board for a third of a second. Film settles after 0.8 s of stillness, as
+    live (after two still frames the hands were read as tiles)."""
+    from meeplecam.vision.live.replay import replay
+    from meeplecam.vision.live.sources import VideoSource
+
+    path = tmp_path / "game.mp4"
+    h, w = drawn_frames[0].shape[:2]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 30, (w, h))
+    for frame in drawn_frames:
+        for _ in range(10):  # a third of a second each
+            writer.write(frame)
+    writer.release()
+    source = VideoSource(path)
+    game = Game.start(drawn_game.tileset, drawn_game.game.players, drawn_game.game.options)
+    result = replay(source, game, Rectifier(drawn_game.grid_to_image))
+    source.close()
+    right, total, diffs = compare(drawn_game.expected(), result.record())
+    assert right >= total - 1, diffs
