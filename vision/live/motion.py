@@ -14,7 +14,6 @@ from enum import StrEnum
 
 import numpy as np
 
-
 SETTLE_S = 0.8  # at camera rate, still this long makes the table settled: a hand may hold a
 # tile still above the board for a moment
 CAMERA_RATE_FPS = 15.0  # from this frame rate on a recording is film; below, a series of views
