@@ -162,7 +162,8 @@ def bench_latency(
 
     latencies = []
     per_game = []
-    totals = dict.fromkeys(("right", "turns", "questions", "wrong", "missed", "asked_right"), 0)
+    counts = ("right", "turns", "questions", "wrong", "missed", "asked_right", "amends")
+    totals = dict.fromkeys(counts, 0)
     no_question = by_cell = 0
     games = _replay_games(games_dir, count, find_table=geometry == "find")
     for name, frames, game, rectifier, expected, palette in games:
@@ -181,6 +182,7 @@ def bench_latency(
                 "wrong": wrong,
                 "missed": 0,
                 "asked_right": asked_right,
+                "amends": result.amends,
             }
             lat = result.latencies
         for key in totals:
@@ -205,6 +207,7 @@ def bench_latency(
         "games_without_question": f"{no_question}/{len(per_game)}",
         "games": per_game,
     }
+    out["late_followers_read"] = totals["amends"]  # none is due on the renderer's games
     if answers == "players":
         out["turns_missed"] = totals["missed"]
     else:
@@ -219,14 +222,14 @@ def _play_with_players(frames, game, rectifier, expected, reference) -> tuple[di
     reading (what was laid, what was read, whether it was asked) for finding what to fix."""
     from meeplecam.engine import Discard, Turn
     from meeplecam.engine.record import event_to_dict, parse_event
-    from meeplecam.vision.live.observations import Commit, Question
+    from meeplecam.vision.live.observations import Amend, Commit, Question
     from meeplecam.vision.live.rectify import from_detection
     from meeplecam.vision.live.replay import _same
     from meeplecam.vision.live.tracker import Tracker
 
     events = [parse_event(t, i + 1) for i, t in enumerate(expected["turns"])]
     tracker = Tracker(game, rectifier, reference=reference, locate=from_detection)
-    tally = dict.fromkeys(("right", "questions", "wrong", "missed", "asked_right"), 0)
+    tally = dict.fromkeys(("right", "questions", "wrong", "missed", "asked_right", "amends"), 0)
     tally["turns"] = sum(isinstance(e, Turn) for e in events)
     mistakes = []
     done = 0  # events applied
@@ -242,6 +245,10 @@ def _play_with_players(frames, game, rectifier, expected, reference) -> tuple[di
         for obs in tracker.feed(frame):
             while done < len(events) and isinstance(events[done], Discard):
                 apply_until(done + 1)
+            if isinstance(obs, Amend):  # the players applied the turn as laid: never due here
+                tally["amends"] += 1
+                mistakes.append({"amended": event_to_dict(game, obs.turn)})
+                continue
             if not isinstance(obs, Commit | Question) or done >= len(events):
                 continue
             read = obs.turn if isinstance(obs, Commit) else obs.best

@@ -35,6 +35,29 @@ def test_frames_of_a_game_become_the_live_game(tmp_path):
     assert session.record_path.exists()
 
 
+def test_a_follower_laid_after_its_tile_reaches_the_scoreboard(tmp_path):
+    """A player lays the tile, thinks, then puts a follower on it: the session's turn is
+    corrected to hold the follower, and the saved game with it."""
+    from meeplecam.vision.live.feed import LiveFeed
+    from meeplecam.vision.live.rectify import Rectifier
+
+    config = live.DrawnConfig(frame_size=(960, 540), late_followers=True)
+    drawn = live.DrawnGame(seed=5, max_turns=8, config=config)
+    truth = drawn.game
+    session = GameSession(
+        Game.start(truth.tileset, truth.players, truth.options), tmp_path / "tracked.json"
+    )
+    feed = LiveFeed(session, None, Rectifier(drawn.grid_to_image), settle_s=None)
+    for frame, _ in drawn.frames():
+        feed.step(frame)
+        _answer_all(session)
+    laid = [e for e in truth.log if isinstance(e, Turn)]
+    read = [e for e in session.game.log if isinstance(e, Turn)]
+    assert sum(t.meeple is not None for t in laid) >= 2
+    assert [t.meeple for t in read] == [t.meeple for t in laid]
+    assert "meeple" in session.record_path.read_text()
+
+
 def test_serve_reads_a_folder_of_frames_with_table_detection(tmp_path):
     from meeplecam.vision.live.rectify import from_detection
     from meeplecam.webui.tracking import open_tracker_feed

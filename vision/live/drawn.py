@@ -63,6 +63,7 @@ class DrawnConfig:
     noise: float = 3.0
     hand_frames: int = 2
     settled_frames: int = 4
+    late_followers: bool = False  # followers laid after their tile has settled alone
     palette: str = "summer"
     jpeg: int = 90
 
@@ -205,11 +206,16 @@ class DrawnGame:
                 jitter = self.rng.normal(0, 25, 2)
                 yield self.photo(canvas, (tx + jitter[0], ty + 60 - 30 * k + jitter[1])), truth
             self.lay(canvas, event)
+            truth = {"grid_to_image": self.grid_to_image.tolist(), "event": index}
+            if event.meeple is not None and cfg.late_followers:  # a player thinking it over
+                yield self.photo(canvas, (tx + 40, ty + 90)), truth
+                for _ in range(cfg.settled_frames):
+                    yield self.photo(canvas), truth
+                yield self.photo(canvas, (tx + 10, ty + 70)), truth
             if event.meeple is not None:
                 tile = self.tileset[event.tile]
                 seg = tile.oriented(event.rotation).segment_at(event.meeple)
                 self.follower(canvas, event.cell, tile, event.rotation, seg, self.colours[player])
-            truth = {"grid_to_image": self.grid_to_image.tolist(), "event": index}
             yield self.photo(canvas, (tx + 40, ty + 90)), truth
             for _ in range(cfg.settled_frames):
                 yield self.photo(canvas), truth

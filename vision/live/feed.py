@@ -29,7 +29,7 @@ import numpy as np
 from meeplecam.engine import IllegalTurn
 
 from .motion import SETTLE_S
-from .observations import Commit, Question, Warning
+from .observations import Amend, Commit, Question, Warning
 from .tracker import Tracker, TrackerConfig
 
 log = logging.getLogger(__name__)
@@ -156,6 +156,8 @@ class LiveFeed:
                 self.sink.ask(obs.turns, obs.crop, obs.text)
             elif isinstance(obs, Warning):
                 self.sink.warn(obs.text, obs.image)
+            elif isinstance(obs, Amend):  # a follower laid after its tile was read
+                self.sink.correct(obs.index, obs.turn)
         except IllegalTurn as exc:  # the engine decides: a refused reading becomes a warning
             self.sink.warn(
                 f"the rules refuse what the camera read: {exc}", getattr(obs, "crop", None)

@@ -5,6 +5,8 @@ A consumer (``meeplecam replay``, the web session) receives these from :meth:`Tr
 - :class:`Commit`: a sure reading of one turn; the consumer applies ``turn`` to the game.
 - :class:`Question`: the reading is unsure; ``options`` are legal turns, best first, with scores.
 - :class:`Warning`: something on the table that the rules cannot explain, with a picture.
+- :class:`Amend`: a follower laid on the last tile after that tile was read; the consumer
+  replaces turn ``index`` of the log with ``turn`` (the same tile, with the follower).
 """
 
 from __future__ import annotations
@@ -53,7 +55,18 @@ class Warning:  # the name the web UI and the brief use (shadows the builtin: se
     image: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
-TableWarning = Warning
-Observation = Commit | Question | Warning
+@dataclass(frozen=True)
+class Amend:
+    """A follower laid on the last tile after the table had settled with the tile alone (a
+    player thinking over where to put one): turn ``index`` (0-based, in the game's log) is
+    ``turn``, the tile as read with the follower on its likeliest legal spot."""
 
-__all__ = ["Commit", "Observation", "Question", "TableWarning", "Warning"]
+    index: int
+    turn: Turn
+    crop: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+
+TableWarning = Warning
+Observation = Commit | Question | Warning | Amend
+
+__all__ = ["Amend", "Commit", "Observation", "Question", "TableWarning", "Warning"]

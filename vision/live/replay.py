@@ -26,7 +26,7 @@ from meeplecam.engine import (
 )
 
 from .motion import settle_frames_at
-from .observations import Commit, Question, Warning
+from .observations import Amend, Commit, Question, Warning
 from .rectify import Rectifier, from_detection, from_truth, profile_locator
 from .sources import FolderSource, FrameSource, natural_key, open_source
 from .tracker import Tracker, TrackerConfig
@@ -40,6 +40,7 @@ class ReplayResult:
     questions: int = 0
     warnings: list[str] = field(default_factory=list)
     commits: int = 0
+    amends: int = 0  # turns read again with a follower laid after the tile
     frames: int = 0
     latencies: list[float] = field(default_factory=list)
     asked: list[int] = field(default_factory=list)  # 0-based indices (in ``turns``) asked about
@@ -161,6 +162,13 @@ def _explain_silence(tracker: Tracker, result: ReplayResult) -> None:
 def _handle(obs, game: Game, result: ReplayResult) -> None:
     if isinstance(obs, Warning):
         result.warnings.append(obs.text)
+        return
+    if isinstance(obs, Amend):
+        result.amends += 1
+        try:
+            game.replace(obs.index, obs.turn)
+        except IllegalTurn as exc:
+            result.warnings.append(f"the engine refused {obs.turn.describe()}: {exc}")
         return
     if isinstance(obs, Question):
         result.questions += 1

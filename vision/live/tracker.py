@@ -34,7 +34,7 @@ from meeplecam.engine import hints as engine_hints
 from .appearance import ScorerConfig, TerrainScorer, anchor_points, kind_map
 from .diff import Look, board_looks, cell_changes
 from .motion import Motion, MotionConfig, MotionGate
-from .observations import Commit, Observation, Question, Warning
+from .observations import Amend, Commit, Observation, Question, Warning
 from .rectify import Board, Rectifier, Window
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,9 @@ TRANSITIONS: dict[State, frozenset[State]] = {
     S.ASKING: frozenset({S.ASKING, S.WATCHING, S.SETTLING}),
     S.WARNING: frozenset({S.WARNING, S.DECODING, S.WATCHING}),
 }
+
+
+LATE_FOLLOWER_CHANGED = 0.3  # of a follower's pixels on the last tile that changed, at least
 
 
 @dataclass
@@ -311,6 +314,10 @@ class Tracker:
         else:
             self.last_warning = None
         if not changes.new_tiles:
+            amend = self._late_follower(board, changes)
+            if amend is not None:
+                self._emit(amend)
+                self.baseline[amend.turn.cell] = self._look(board, amend.turn.cell)
             self.status = "watching"
             return S.WATCHING
         (cell,) = changes.new_tiles
@@ -663,6 +670,47 @@ class Tracker:
             )
         return Question(ranked[: cfg.max_options], picture, text)
 
+    def _late_follower(self, board: Board, changes: Changes) -> Amend | None:
+        """A follower laid on the last tile after the table settled with the tile alone: the
+        tile's cell changed a little, where a figure of its player's colour now stands, and the
+        turn had none. The turn is read again with the follower (on its likeliest legal spot,
+        as the rules stood before the turn)."""
+        game = self.game
+        last = game.log[-1] if game.log else None
+        if not isinstance(last, Turn) or last.meeple is not None or last.cell not in changes.small:
+            return None
+        before = Game.start(
+            game.tileset, game.players, game.options, game.start_turn, game.log[:-1]
+        )
+        if before.supply[before.current] <= 0:
+            return None
+        whole = board.cell(*last.cell)
+        crop = self.scorer.prepare(whole)
+        follower, _ = self.scorer.follower_mask(crop, game.players[before.current].colour)
+        baseline = self.baseline.get(last.cell)
+        if not follower.any() or baseline is None:
+            return None
+        # the figure stands where the cell changed (not in art of the player's colour)
+        now = self._look(board, last.cell).lab.astype(np.int16)
+        diff = np.abs(now - baseline.lab.astype(np.int16))
+        changed = (diff[..., 0] >> 1) + diff[..., 1] + diff[..., 2] > self.config.diff_threshold
+        import cv2
+
+        shape = follower.shape[::-1]
+        changed = cv2.resize(changed.astype(np.uint8), shape, interpolation=cv2.INTER_NEAREST)
+        if changed[follower].mean() < LATE_FOLLOWER_CHANGED:
+            return None
+        tile = game.tileset[last.tile]
+        turn = self._turns_for(tile, last.rotation, last.cell, follower, before)[0]
+        if turn.meeple is None:
+            return None
+        turn = Turn(turn.tile, turn.x, turn.y, turn.rotation, turn.meeple, None, last.gingerbread)
+        try:
+            before.apply(turn)
+        except IllegalTurn:
+            return None
+        return Amend(len(game.log) - 1, turn, self._crop_picture(board, last.cell))
+
     def _suspect(self, tile_id: str) -> str:
         """Which earlier turn probably used up the last copy of ``tile_id``: the copy on the
         table whose reading was least sure (a tile entered by hand or the start tile counts as
@@ -686,14 +734,15 @@ class Tracker:
             return 1 << 30
         return self.scorer.visible_difference(options[order[0]], options[order[1]], ignore)
 
-    def _turns_for(self, tile, rotation, cell, follower) -> list[Turn]:
+    def _turns_for(self, tile, rotation, cell, follower, game: Game | None = None) -> list[Turn]:
         """The turn(s) an option stands for: with the follower on the likeliest legal spot (two
-        turns when two spots are about as likely), plus a Gingerbread Man move when one is due."""
+        turns when two spots are about as likely), plus a Gingerbread Man move when one is due.
+        ``game``: the game the turn is laid in (the tracker's, unless a turn is read again)."""
         x, y = cell
         base = Turn(tile.id, x, y, rotation)
         if follower is None:
             return [self._with_gingerbread(base)]
-        spots = engine_hints.follower_spots(self.game, base)
+        spots = engine_hints.follower_spots(game or self.game, base)
         if not spots:
             return [self._with_gingerbread(base)]
         ys, xs = np.nonzero(follower)

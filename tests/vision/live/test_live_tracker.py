@@ -276,3 +276,30 @@ def test_a_failure_while_learning_from_a_turn_does_not_stop_the_game(drawn_game,
     assert failures
     assert not warnings  # the turn after it lay next to the board the tracker knew
     assert len(game.board.tiles) == 13  # the start tile and all twelve turns
+
+
+def test_a_follower_laid_after_its_tile_settled_amends_the_turn():
+    """A player lays the tile, takes the hand away, thinks, then puts a follower on it: the turn
+    was read without one, and is read again with the follower on its spot."""
+    from meeplecam.vision.live.drawn import DrawnConfig, DrawnGame
+    from meeplecam.vision.live.observations import Amend
+
+    drawn = DrawnGame(
+        seed=5, max_turns=12, config=DrawnConfig(frame_size=(960, 540), late_followers=True)
+    )
+    game = _fresh(drawn)
+    tracker = Tracker(game, Rectifier(drawn.grid_to_image))
+    amends = 0
+    for frame, _ in drawn.frames():
+        for obs in tracker.feed(frame):
+            if isinstance(obs, Amend):
+                game.replace(obs.index, obs.turn)
+                amends += 1
+            elif not isinstance(obs, Warning):
+                game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
+    expected = [e for e in drawn.game.log if isinstance(e, Turn)]
+    got = [e for e in game.log if isinstance(e, Turn)]
+    assert amends >= sum(t.meeple is not None for t in expected) - 1
+    assert len(got) == len(expected)
+    right = sum(a == b for a, b in zip(got, expected, strict=True))
+    assert right >= len(expected) - 1, list(zip(got, expected, strict=True))
