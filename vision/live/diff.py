@@ -49,17 +49,22 @@ def board_looks(board: Board, inset: float) -> dict[Cell, Look]:
     return looks
 
 
+def changed_pixels(before: np.ndarray, now: np.ndarray, threshold: int) -> np.ndarray:
+    """Where Lab pictures (uint8, ... x 3, any leading shape) differ by more than ``threshold``:
+    lightness counts half (shadows and light drift change it, a new thing changes colour)."""
+    diff = np.abs(before.astype(np.int16) - now.astype(np.int16))
+    return (diff[..., 0] >> 1) + diff[..., 1] + diff[..., 2] > threshold
+
+
 def cell_changes(
     pairs: list[tuple[Look, Look]], threshold: int, small_change: float
 ) -> list[CellChange]:
     """How each cell changed from its ``before`` look to its ``now`` look (all cells at once)."""
     if not pairs:
         return []
-    before = np.stack([b.lab for b, _ in pairs]).astype(np.int16)
-    now = np.stack([n.lab for _, n in pairs]).astype(np.int16)
-    diff = np.abs(before - now)
-    # lightness counts half: shadows and light drift change it, a new thing changes colour
-    changed = (diff[..., 0] >> 1) + diff[..., 1] + diff[..., 2] > threshold
+    changed = changed_pixels(
+        np.stack([b.lab for b, _ in pairs]), np.stack([n.lab for _, n in pairs]), threshold
+    )
     fractions = changed.mean(axis=(1, 2))
     hh, hw = changed.shape[1] // 2, changed.shape[2] // 2
     quadrants = [

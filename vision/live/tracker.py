@@ -32,7 +32,7 @@ from meeplecam.engine import Game, IllegalTurn, Kind, Spot, Turn
 from meeplecam.engine import hints as engine_hints
 
 from .appearance import ScorerConfig, TerrainScorer, anchor_points, kind_map
-from .diff import Look, board_looks, cell_changes
+from .diff import Look, board_looks, cell_changes, changed_pixels
 from .motion import Motion, MotionConfig, MotionGate
 from .observations import Amend, Commit, Observation, Question, Warning
 from .rectify import Board, Rectifier, Window
@@ -675,6 +675,8 @@ class Tracker:
         tile's cell changed a little, where a figure of its player's colour now stands, and the
         turn had none. The turn is read again with the follower (on its likeliest legal spot,
         as the rules stood before the turn)."""
+        import cv2
+
         game = self.game
         last = game.log[-1] if game.log else None
         if not isinstance(last, Turn) or last.meeple is not None or last.cell not in changes.small:
@@ -691,13 +693,9 @@ class Tracker:
         if not follower.any() or baseline is None:
             return None
         # the figure stands where the cell changed (not in art of the player's colour)
-        now = self._look(board, last.cell).lab.astype(np.int16)
-        diff = np.abs(now - baseline.lab.astype(np.int16))
-        changed = (diff[..., 0] >> 1) + diff[..., 1] + diff[..., 2] > self.config.diff_threshold
-        import cv2
-
-        shape = follower.shape[::-1]
-        changed = cv2.resize(changed.astype(np.uint8), shape, interpolation=cv2.INTER_NEAREST)
+        now = self._look(board, last.cell).lab
+        changed = changed_pixels(baseline.lab, now, self.config.diff_threshold).astype(np.uint8)
+        changed = cv2.resize(changed, follower.shape[::-1], interpolation=cv2.INTER_NEAREST)
         if changed[follower].mean() < LATE_FOLLOWER_CHANGED:
             return None
         tile = game.tileset[last.tile]
