@@ -146,10 +146,9 @@ def grab(args: argparse.Namespace):
     from .errors import NoFrame
 
     if args.demo:
-        from .demo import CAMERA_SIZE, demo_view
+        from .demo import demo_view
 
-        frame = demo_view(args.seed, size=CAMERA_SIZE)[0]
-        return frame, f"the synthetic demo table (seed {args.seed})"
+        return demo_view(args.seed)[0], f"the synthetic demo table (seed {args.seed})"
     if args.image:
         frame = cv2.imread(args.image)
         if frame is None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 DEMO_COLOURS = ("red", "yellow", "green", "blue", "black")
-CAMERA_SIZE = (1920, 1080)  # what ``serve --demo`` films, and what a webcam is asked for
 
 
 def demo_view(seed: int = 1, size=(1280, 720), colours=DEMO_COLOURS, palette: str = "winter"):

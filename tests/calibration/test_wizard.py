@@ -95,9 +95,9 @@ def test_a_table_that_fills_a_full_hd_frame_gets_an_outline_not_a_crash():
     raised). This table is coloured much like its floor: the outline is found loosely and the
     user is told so."""
     from meeplecam.calibration import wizard
-    from meeplecam.calibration.demo import CAMERA_SIZE, demo_view
+    from meeplecam.calibration.demo import demo_view
 
-    frame, _ = demo_view(3, size=CAMERA_SIZE)
+    frame, _ = demo_view(3, size=(1920, 1080))
     result = wizard.run(frame, wizard.Options(), say=lambda line: None)
     assert result.profile.table is not None
     assert any("outline" in w for w in result.warnings)
