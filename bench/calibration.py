@@ -141,7 +141,7 @@ def main(argv=None) -> int:
     p.add_argument(
         "--size",
         default="1920x1080",
-        help="frame size (default 1920x1080: what calibrate asks a webcam for and the demo films)",
+        help="frame size (default 1920x1080: what calibrate asks a webcam for)",
     )
     p.add_argument(
         "--exact-tiles",
