@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -121,7 +121,8 @@ def replay(
     stillness, as live: a hand held still for two frames of 30 was read as a tile."""
     config = config or TrackerConfig()
     fps = float(getattr(frames, "fps", 0.0) or 0.0)
-    config.motion.settle_frames = settle_frames_at(fps, config.motion.settle_frames)
+    settle = settle_frames_at(fps, config.motion.settle_frames)
+    config = replace(config, motion=replace(config.motion, settle_frames=settle))
     tracker = Tracker(
         game,
         rectifier,
