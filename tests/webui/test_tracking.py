@@ -16,20 +16,25 @@ def _answer_all(session: GameSession) -> None:
         session.answer(question.id, 0)  # the host taps the best option
 
 
-def test_frames_of_a_game_become_the_live_game(tmp_path):
+def _tracked(drawn, record) -> GameSession:
+    """The session after the live feed watched ``drawn``'s frames, the host tapping the best
+    option of every question; its game is saved to ``record``."""
     from meeplecam.vision.live.feed import LiveFeed
     from meeplecam.vision.live.rectify import Rectifier
 
-    drawn = live.DrawnGame(seed=5, max_turns=6, config=live.DrawnConfig(frame_size=(960, 540)))
     truth = drawn.game
-    session = GameSession(
-        Game.start(truth.tileset, truth.players, truth.options), tmp_path / "tracked.json"
-    )
+    session = GameSession(Game.start(truth.tileset, truth.players, truth.options), record)
     feed = LiveFeed(session, None, Rectifier(drawn.grid_to_image), settle_s=None)
     for frame, _ in drawn.frames():
         feed.step(frame)
         _answer_all(session)
-    laid = [e for e in truth.log if isinstance(e, Turn)]
+    return session
+
+
+def test_frames_of_a_game_become_the_live_game(tmp_path):
+    drawn = live.DrawnGame(seed=5, max_turns=6, config=live.DrawnConfig(frame_size=(960, 540)))
+    session = _tracked(drawn, tmp_path / "tracked.json")
+    laid = [e for e in drawn.game.log if isinstance(e, Turn)]
     assert len(session.game.log) >= len(laid) - 1
     assert [t.cell for t in session.game.log[:2]] == [t.cell for t in laid[:2]]
     assert session.record_path.exists()
@@ -38,20 +43,10 @@ def test_frames_of_a_game_become_the_live_game(tmp_path):
 def test_a_follower_laid_after_its_tile_reaches_the_scoreboard(tmp_path):
     """A player lays the tile, thinks, then puts a follower on it: the session's turn is
     corrected to hold the follower, and the saved game with it."""
-    from meeplecam.vision.live.feed import LiveFeed
-    from meeplecam.vision.live.rectify import Rectifier
-
     config = live.DrawnConfig(frame_size=(960, 540), late_followers=True)
     drawn = live.DrawnGame(seed=5, max_turns=8, config=config)
-    truth = drawn.game
-    session = GameSession(
-        Game.start(truth.tileset, truth.players, truth.options), tmp_path / "tracked.json"
-    )
-    feed = LiveFeed(session, None, Rectifier(drawn.grid_to_image), settle_s=None)
-    for frame, _ in drawn.frames():
-        feed.step(frame)
-        _answer_all(session)
-    laid = [e for e in truth.log if isinstance(e, Turn)]
+    session = _tracked(drawn, tmp_path / "tracked.json")
+    laid = [e for e in drawn.game.log if isinstance(e, Turn)]
     read = [e for e in session.game.log if isinstance(e, Turn)]
     assert sum(t.meeple is not None for t in laid) >= 2
     assert [t.meeple for t in read] == [t.meeple for t in laid]
