@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+COUNTS = ("right", "questions", "wrong", "missed", "asked_right", "amends")  # per game, summed
+
 
 def rss_mb() -> float:
     with open(f"/proc/{os.getpid()}/status") as f:
@@ -162,8 +164,7 @@ def bench_latency(
 
     latencies = []
     per_game = []
-    counts = ("right", "turns", "questions", "wrong", "missed", "asked_right", "amends")
-    totals = dict.fromkeys(counts, 0)
+    totals = dict.fromkeys(("turns", *COUNTS), 0)
     no_question = by_cell = 0
     games = _replay_games(games_dir, count, find_table=geometry == "find")
     for name, frames, game, rectifier, expected, palette in games:
@@ -229,7 +230,7 @@ def _play_with_players(frames, game, rectifier, expected, reference) -> tuple[di
 
     events = [parse_event(t, i + 1) for i, t in enumerate(expected["turns"])]
     tracker = Tracker(game, rectifier, reference=reference, locate=from_detection)
-    tally = dict.fromkeys(("right", "questions", "wrong", "missed", "asked_right", "amends"), 0)
+    tally = dict.fromkeys(COUNTS, 0)
     tally["turns"] = sum(isinstance(e, Turn) for e in events)
     mistakes = []
     done = 0  # events applied
