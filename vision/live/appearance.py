@@ -40,8 +40,17 @@ import numpy as np
 
 from meeplecam.engine import Kind, TileType
 from meeplecam.vision.live.evidence import Split
+from meeplecam.vision.live.roads import RoadCrossings
 from meeplecam.vision.live.sides import SideProfiles
-from meeplecam.vision.live.twins import TwinPictures, View, has_pennant, layout, north_up
+from meeplecam.vision.live.twins import (
+    LIGHTNESS,
+    TwinPictures,
+    View,
+    choose_lightness,
+    has_pennant,
+    layout,
+    north_up,
+)
 from meeplecam.vision.model import AppearanceModel, features
 
 FIELD, ROAD, CITY, CLOISTER, PENNANT, VILLAGE = range(6)
@@ -157,6 +166,7 @@ class ScorerConfig:
     twin_share: float = 1.0
     tolerance: int = 1  # each kind's evidence is the best within this square (pixels, odd)
     side_weight: float = 0.2  # weight of the side profiles learned in play (vision.live.sides)
+    road_weight: float = 0.1  # weight of the road crossings per side (vision.live.roads)
     reference_weight: float = 1.0  # weight of the appearance model's term, when one is given
     reference_scale: float = 100.0  # squared Lab distance that costs one unit of score
     reference_contrast: float = 12.0  # Lab distance at which two tiles' art counts as different
@@ -196,14 +206,19 @@ class TerrainScorer:
         if colours:
             self.colours.update(colours)
         self.sides = SideProfiles()
+        self.roads = RoadCrossings()
         self.twins = TwinPictures()
         self.follower_counts: dict[str, np.ndarray] = {}
         self.players: list[str] = []  # follower colours in play: kept out of terrain samples
         self._log: np.ndarray | None = None
         self._follower_log: dict[str, np.ndarray] = {}
         self.samples = 0
-        # pennant contrast of learned city segments: (with pennant, without): self-calibration
-        self.pennant_seen: tuple[list[float], list[float]] = ([], [])
+        # per lightness weight (vision.live.twins.LIGHTNESS), the pennant contrast of learned
+        # city segments: (with a pennant, without): self-calibration
+        self.pennant_seen: dict[float, tuple[list[float], list[float]]] = {
+            w: ([], []) for w in LIGHTNESS
+        }
+        self._lightness: float | None = None  # see lightness()
         # pennants are small blue-and-white shields in every edition: a prior until seen
         for colour, weight in ((PENNANT_BLUE, 0.7), (PENNANT_WHITE, 0.3)):
             self.counts[PENNANT] += weight * self._shades_prior(colour, self.config.pennant_prior)
@@ -318,6 +333,7 @@ class TerrainScorer:
         reference = self._reference_features(cell, ignore) if self.reference else None
         profiles = self._side_profiles(cell, ignore) if self.config.side_weight else None
         side_memo: dict = {}
+        roads = self._road_evidence(cell, ignore) if self.config.road_weight else None
         # the model's templates show this edition's pennants as drawn: the blot test, made for
         # art never seen, would only add its guesses
         pennant_weight = 0.0 if reference is not None else self.config.pennant_weight
@@ -347,9 +363,11 @@ class TerrainScorer:
                 s += self._template_bonus(lab, tile, rotation, keep, template_memo)
             if reference is not None:
                 s -= self._reference_cost(reference, tile, rotation)
+            sides = tile.oriented(rotation).sides
             if profiles is not None:
-                sides = tile.oriented(rotation).sides
                 s -= self.config.side_weight * self.sides.cost(profiles, sides, side_memo)
+            if roads is not None:
+                s += self.config.road_weight * RoadCrossings.agreement(roads, sides)
             out.append(s)
         return out
 
@@ -391,7 +409,7 @@ class TerrainScorer:
             view = self._twin_view(cell, ignore, tile, rotation, memo)
             evidence = (
                 [
-                    self.twins.pennant_evidence(view, tile_id, pennant)
+                    self.twins.pennant_evidence(view, tile_id, pennant, self.lightness())
                     for tile_id, pennant in self.twins.pictured_like(tile).items()
                 ]
                 if view is not None
@@ -425,6 +443,17 @@ class TerrainScorer:
         size = self.sides.config.size
         hidden = None if ignore is None else self._hidden_at(ignore, size, 0.0)
         return self.sides.read(cell, hidden)
+
+    def _road_crossings(self, cell, ignore):
+        """The four road crossings of the untrimmed cell picture, or None without one."""
+        if cell is None:
+            return None
+        size = self.roads.config.size
+        return self.roads.read(cell, None if ignore is None else self._hidden_at(ignore, size, 0.0))
+
+    def _road_evidence(self, cell, ignore):
+        crossings = self._road_crossings(cell, ignore)
+        return None if crossings is None else self.roads.evidence(crossings)
 
     def _hidden_at(self, ignore: np.ndarray, size: int, inset: float) -> np.ndarray:
         """The crop's follower mask carried over to another frame of the cell: ``size`` pixels
@@ -491,20 +520,29 @@ class TerrainScorer:
         return self.config.reference_weight * distance / self.config.reference_scale
 
     # --- pennants ----------------------------------------------------------------------------
-    def pennant_contrast(self, lab, tile: TileType, rotation: int, segment: int, keep):
+    def lightness(self) -> float:
+        """How much a lighter spot counts against its blue in the pennant tests on this table's
+        art (:func:`vision.live.twins.choose_lightness`)."""
+        if self._lightness is None:
+            self._lightness = choose_lightness(self.pennant_seen)
+        return self._lightness
+
+    def pennant_contrast(self, lab, tile: TileType, rotation: int, segment: int, keep, lightness):
         """How strongly a shield stands out anywhere on a city segment (the camera sees
         ``keep``), or None when it sees too little of the city. See :meth:`_city_contrast`."""
-        return self._city_contrast(lab, (self._labels(tile, rotation) == segment) & keep)
+        city = (self._labels(tile, rotation) == segment) & keep
+        return self._city_contrast(lab, city, lightness)
 
     @staticmethod
-    def _city_contrast(lab, city):
+    def _city_contrast(lab, city, lightness: float):
         """The bluest spot well inside a city: the most its b* falls below the city's median,
-        less half of any lightness above it. A pennant is a blue-and-white shield in every
+        less ``lightness`` times any lightness above it (:data:`vision.live.twins.LIGHTNESS`:
+        snow is pale blue, a shield's white half the palest thing in a city). A pennant is a blue-and-white shield in every
         edition, a few blurred pixels at camera scale whose blue survives; editions put it in
         different places (the Winter art in the city's corner, far from where the geometry model
         draws it), so it is looked for on the whole city. Snow on roofs and walls is blue-tinted
-        too, but light: the lightness term keeps it out, and the city's rim, where snowy field is
-        blurred in, is eroded away."""
+        too, but light: in such art the lightness term keeps it out; the city's rim, where
+        snowy field is blurred in, is eroded away."""
         import cv2
 
         inner = cv2.erode(city.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
@@ -512,14 +550,14 @@ class TerrainScorer:
         if inner.sum() < 5:
             return None
         dev = lab - np.median(lab[inner], axis=0)
-        blueness = -dev[..., 2] - 0.5 * np.maximum(dev[..., 0], 0)
+        blueness = -dev[..., 2] - lightness * np.maximum(dev[..., 0], 0)
         return float(blueness[inner].max())
 
     def pennant_evidence(self, contrast: float) -> float:
         """How much a city's contrast (:meth:`_city_contrast`) says "pennant", from -1 (surely
         none) to 1 (surely one), weighed by the cities seen with and without one here
         (:mod:`vision.live.evidence`: a bluish roof on a plain city and a faded shield overlap)."""
-        yes, no = self.pennant_seen
+        yes, no = self.pennant_seen[self.lightness()]
         return self.config.pennant_split.evidence(contrast, yes, no)
 
     def _pennant_term(self, lab, tile: TileType, rotation: int, keep, contrasts=None) -> float:
@@ -529,12 +567,13 @@ class TerrainScorer:
         (options that differ only by a pennant have the same cities)."""
         contrasts = {} if contrasts is None else contrasts
         labels = self._labels(tile, rotation)
+        lightness = self.lightness()
         total = 0.0
         for segment, has in city_segments(tile):
             city = (labels == segment) & keep
             key = city.tobytes()
             if key not in contrasts:
-                contrasts[key] = self._city_contrast(lab, city)
+                contrasts[key] = self._city_contrast(lab, city, lightness)
             c = contrasts[key]
             if c is None:
                 continue
@@ -591,18 +630,24 @@ class TerrainScorer:
         self._log = None
         lab = _lab(crop)
         for segment, has in city_segments(tile):
-            c = self.pennant_contrast(lab, tile, rotation, segment, keep)
-            if c is not None:
-                self.pennant_seen[0 if has else 1].append(c)
+            for lightness, seen in self.pennant_seen.items():
+                c = self.pennant_contrast(lab, tile, rotation, segment, keep, lightness)
+                if c is not None:
+                    seen[0 if has else 1].append(c)
+        self._lightness = None
         q = rotation // 90
         lab = np.rot90(lab, q)
         mask = np.rot90(keep, q).astype(np.float64)
         total, n = self.templates.get(tile.id, (np.zeros_like(lab), np.zeros(mask.shape)))
         self.templates[tile.id] = (total + lab * mask[..., None], n + mask)
         self._turned = {k: v for k, v in self._turned.items() if k[0] != tile.id}
+        sides = tile.oriented(rotation).sides
         profiles = self._side_profiles(cell, ignore)
         if profiles is not None:
-            self.sides.learn(profiles, tile.oriented(rotation).sides)
+            self.sides.learn(profiles, sides)
+        crossings = self._road_crossings(cell, ignore)
+        if crossings is not None:
+            self.roads.learn(crossings, sides)
         if cell is not None and city_segments(tile):
             view = self._twin_view(cell, ignore, tile, rotation, {})
             if view is not None:

@@ -14,12 +14,17 @@ from dataclasses import dataclass
 import numpy as np
 
 
-def normal_log_pdf(x: float, samples: list[float], min_sd: float = 2.0) -> float:
-    """Log density of ``x`` under a normal fitted robustly to ``samples`` (median, and 1.4826
-    times the median absolute deviation, at least ``min_sd``)."""
+def robust_normal(samples: list[float], min_sd: float = 2.0) -> tuple[float, float]:
+    """(centre, spread) of ``samples``: the median, and 1.4826 times the median absolute
+    deviation (the standard deviation of a normal), at least ``min_sd``."""
     values = np.asarray(samples, np.float64)
     centre = float(np.median(values))
-    sd = max(min_sd, 1.4826 * float(np.median(np.abs(values - centre))))
+    return centre, max(min_sd, 1.4826 * float(np.median(np.abs(values - centre))))
+
+
+def normal_log_pdf(x: float, samples: list[float], min_sd: float = 2.0) -> float:
+    """Log density of ``x`` under a normal fitted robustly to ``samples``."""
+    centre, sd = robust_normal(samples, min_sd)
     return -0.5 * ((x - centre) / sd) ** 2 - float(np.log(sd))
 
 

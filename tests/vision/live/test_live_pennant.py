@@ -6,6 +6,7 @@ import pytest
 
 from meeplecam.engine import Kind, find_tileset
 from meeplecam.vision.live.appearance import TerrainScorer, city_segments
+from meeplecam.vision.live.twins import LIGHTNESS
 
 BLUE_SHIELD = (150, 80, 60)  # BGR
 SNOW = (250, 235, 225)  # pale, blue-tinted
@@ -41,6 +42,40 @@ def _city_crop(scorer, tile, rotation, spot=None, colour=BLUE_SHIELD):
         y, x = inside[spot]
         crop[y : y + 4, x : x + 4] = colour
     return crop
+
+
+def _roofed_city(scorer, tile, shield: bool, seed: int):
+    """A city of red roofs with dark blue ones among them, on green field: the art of the newer
+    base game. Its shield is a blue square beside a white one. Blurred as the scorer's crops."""
+    import cv2
+
+    kinds = scorer._kinds(tile, 0)
+    crop = np.full((*kinds.shape, 3), (60, 150, 70), np.uint8)  # green field
+    crop[kinds != 0] = (60, 90, 190)  # red roofs (BGR)
+    city = np.argwhere(cv2.erode((kinds != 0).astype(np.uint8), np.ones((7, 7), np.uint8)))
+    rng = np.random.default_rng(seed)
+    for y, x in city[rng.choice(len(city), 6, replace=False)]:
+        crop[y : y + 2, x : x + 2] = (120, 50, 30)  # blue roofs
+    if shield:
+        y, x = city[rng.integers(len(city))]
+        crop[y - 2 : y + 2, x - 2 : x] = BLUE_SHIELD
+        crop[y - 2 : y + 2, x : x + 2] = (245, 245, 245)
+    return cv2.GaussianBlur(crop, (3, 3), 0)
+
+
+def test_the_table_learns_whether_a_light_spot_is_snow_or_a_shield():
+    with_pennant, plain = _pennant_pair()
+    scorer = TerrainScorer()
+    assert scorer.lightness() == LIGHTNESS[0]  # snowy art until the table shows otherwise
+    for seed in range(4):
+        scorer.learn(_roofed_city(scorer, with_pennant, True, seed), with_pennant, 0)
+        scorer.learn(_roofed_city(scorer, plain, False, seed), plain, 0)
+    assert scorer.lightness() < 0  # the shield's white half counts for it
+    options = [(with_pennant, 0), (plain, 0)]
+    shield = _terms(scorer, _roofed_city(scorer, with_pennant, True, seed=10), options)
+    roofs = _terms(scorer, _roofed_city(scorer, plain, False, seed=11), options)
+    assert shield[0] > shield[1]
+    assert roofs[1] > roofs[0]
 
 
 def _terms(scorer, crop, options):
@@ -83,7 +118,7 @@ def test_what_counts_as_a_pennant_is_learned_from_the_cities_seen():
     for _ in range(3):
         scorer.learn(_city_crop(scorer, with_pennant, 0, 0), with_pennant, 0)
         scorer.learn(_city_crop(scorer, with_pennant, 0), plain, 0)
-    yes, no = scorer.pennant_seen
+    yes, no = scorer.pennant_seen[scorer.lightness()]
     assert len(yes) == 3 and len(no) == 3
     assert scorer.pennant_evidence(float(np.median(yes))) == 1.0
     assert scorer.pennant_evidence(float(np.median(no))) == -1.0
@@ -93,7 +128,9 @@ def test_what_counts_as_a_pennant_is_learned_from_the_cities_seen():
 
 def test_a_contrast_where_the_two_overlap_says_little():
     scorer = TerrainScorer()
-    scorer.pennant_seen = ([16.0, 13.0, 19.0, 11.0, 15.0], [5.0, 3.0, 8.0, 6.0, 11.0, 4.0])
+    scorer.pennant_seen = dict.fromkeys(
+        LIGHTNESS, ([16.0, 13.0, 19.0, 11.0, 15.0], [5.0, 3.0, 8.0, 6.0, 11.0, 4.0])
+    )
     assert scorer.pennant_evidence(17.0) > 0.5
     assert scorer.pennant_evidence(3.0) < -0.5
     assert abs(scorer.pennant_evidence(10.0)) < 0.25  # a bluish roof or a faded shield: ask
