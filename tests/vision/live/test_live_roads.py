@@ -1,0 +1,57 @@
+"""The road test of the live scorer: a road crossing a side is a stripe across its middle at every
+depth near the edge; a tree or a dark patch of field is not."""
+
+import cv2
+import numpy as np
+
+from meeplecam.vision.live.roads import RoadCrossings
+
+GRASS, ROAD, TREE = (60, 150, 70), (225, 230, 235), (30, 70, 35)  # BGR
+
+
+def _cell(roads: str, tree_on: str = "", size: int = 60, seed: int = 0) -> np.ndarray:
+    """A field tile with a road from the centre out through each side in ``roads`` (N E S W
+    letters), a little off the middle and wavy as drawn art is, and a dark tree at the edge of
+    each side in ``tree_on``; grass with some noise."""
+    rng = np.random.default_rng(seed)
+    cell = np.empty((size, size, 3), np.uint8)
+    cell[:] = GRASS
+    cell = np.clip(cell + rng.normal(0, 4, cell.shape), 0, 255).astype(np.uint8)
+    c = size // 2
+    ends = {"N": (c + 3, 0), "E": (size - 1, c - 2), "S": (c - 2, size - 1), "W": (0, c + 2)}
+    for side in roads:
+        cv2.line(cell, (c, c), ends[side], ROAD, 3)
+    spots = {"N": (c - 8, 3), "E": (size - 4, c + 8), "S": (c + 8, size - 4), "W": (3, c - 8)}
+    for side in tree_on:
+        cv2.circle(cell, spots[side], 3, TREE, -1)
+    return cell
+
+
+def test_a_road_crosses_its_sides_and_no_other():
+    crossings = RoadCrossings().read(_cell("NS"))
+    north, east, south, west = crossings
+    assert min(north, south) > 2 * max(east, west)
+
+
+def test_a_tree_at_the_edge_is_no_road():
+    north, east, south, west = RoadCrossings().read(_cell("EW", tree_on="NS"))
+    assert min(east, west) > 2 * max(north, south)
+
+
+def test_a_follower_over_a_side_says_nothing_of_it():
+    roads = RoadCrossings()
+    hidden = np.zeros((roads.config.size,) * 2, bool)
+    hidden[:20, 30:66] = True  # over the north side's middle
+    north, east, south, west = roads.read(_cell("NS"), hidden)
+    assert north is None and None not in (east, south, west)
+
+
+def test_what_a_road_looks_like_is_learned_from_the_tiles_confirmed():
+    roads = RoadCrossings()
+    for seed, (laid, sides) in enumerate([("EW", "FRFR"), ("NES", "RRRF"), ("SW", "FFRR")]):
+        roads.learn(roads.read(_cell(laid, seed=seed)), sides)
+    evidence = roads.evidence(roads.read(_cell("NS", seed=7)))
+    assert evidence[0] > 0.5 and evidence[2] > 0.5
+    assert evidence[1] < -0.5 and evidence[3] < -0.5
+    # a straight road agrees with the picture, a junction on its east side does not
+    assert RoadCrossings.agreement(evidence, "RFRF") > RoadCrossings.agreement(evidence, "RRRF")
