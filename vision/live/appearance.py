@@ -16,9 +16,10 @@ correlates with it well above what types that merely share roads or cities reach
 pixels at camera scale, get their own test: a blue spot anywhere well inside the city, weighed by
 what the cities seen so far looked like with and without one; and once the players have
 confirmed one of two types that differ only by a pennant, by how a crop differs from that
-type's picture (``vision.live.twins``). The four edges get another
-(``vision.live.sides``): what a road, city or field side looks like on this table, learned from
-the tiles confirmed so far.
+type's picture (``vision.live.twins``); how much a pale spot counts against its blue (snow on a
+roof, or a shield's white half) is learned from the cities confirmed. The four edges get two more:
+what a road, city or field side looks like on this table, learned from the tiles confirmed so far
+(``vision.live.sides``), and whether a road crosses each (``vision.live.roads``).
 
 When the copy's art is known (an appearance model, ``vision.model``: from a calibration profile,
 ``--model``, or the art the demo table draws), every option is also scored by how far the cell
@@ -537,12 +538,12 @@ class TerrainScorer:
     def _city_contrast(lab, city, lightness: float):
         """The bluest spot well inside a city: the most its b* falls below the city's median,
         less ``lightness`` times any lightness above it (:data:`vision.live.twins.LIGHTNESS`:
-        snow is pale blue, a shield's white half the palest thing in a city). A pennant is a blue-and-white shield in every
-        edition, a few blurred pixels at camera scale whose blue survives; editions put it in
-        different places (the Winter art in the city's corner, far from where the geometry model
-        draws it), so it is looked for on the whole city. Snow on roofs and walls is blue-tinted
-        too, but light: in such art the lightness term keeps it out; the city's rim, where
-        snowy field is blurred in, is eroded away."""
+        snow is pale blue, a shield's white half the palest thing in a city). A pennant is a
+        blue-and-white shield in every edition, a few blurred pixels at camera scale whose blue
+        survives; editions put it in different places (the Winter art in the city's corner, far
+        from where the geometry model draws it), so it is looked for on the whole city. Snow on
+        roofs and walls is blue-tinted too, but light: in such art the lightness term keeps it
+        out; the city's rim, where snowy field is blurred in, is eroded away."""
         import cv2
 
         inner = cv2.erode(city.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
