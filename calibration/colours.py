@@ -1,11 +1,13 @@
 """Follower colours: learn each colour under this table's light, check that they can be told apart.
 
 The user lays one follower of each colour in play on the table (or taps them on the page). Each
-follower gives a patch of pixels; :func:`learn` keeps robust Lab statistics per colour (the pixels
-nearest the patch's median, so the table, a shadow or a glare spot at the rim does not count) and
-:func:`separability` reports, for every pair, how many standard deviations apart they are along the
-line joining them (``margin``). Names default to the nearest of the usual colours (red, yellow,
-green, blue, black, …) and can be set by the user. Classification is the profile's
+follower gives a patch of pixels, from which the table's light (:func:`under_table_light`) and the
+chroma the small figure took from the table around it (:func:`without_table_chroma`) are taken
+away; :func:`learn` keeps robust Lab statistics per colour (the pixels nearest the patch's median,
+so the table, a shadow or a glare spot at the rim does not count) and :func:`separability`
+reports, for every pair, how many standard deviations apart they are along the line joining them
+(``margin``). Names default to the nearest of the usual colours (red, yellow, green, blue, black,
+…) and can be set by the user. Classification is the profile's
 :meth:`~meeplecam.vision.profile.FollowerColours.classify` (nearest by Mahalanobis distance).
 """
 
@@ -18,7 +20,7 @@ from itertools import combinations, permutations
 import cv2
 import numpy as np
 
-from meeplecam.vision.profile import FollowerColour, FollowerColours
+from meeplecam.vision.profile import BLEED, LUMA, FollowerColour, FollowerColours, with_chroma
 
 from .config import settings
 from .errors import CalibrationError
@@ -34,24 +36,32 @@ def to_lab(bgr: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(px, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float64)
 
 
-def patch_pixels(image: np.ndarray, centre: tuple[float, float], radius: float) -> np.ndarray:
-    """The BGR pixels of a disk (a tapped follower) as N x 3."""
-    h, w = image.shape[:2]
-    mask = np.zeros((h, w), np.uint8)
-    cv2.circle(mask, (round(centre[0]), round(centre[1])), max(1, round(radius)), 1, -1)
-    return image[mask > 0].reshape(-1, 3)
-
-
-def follower_pixels(
-    image: np.ndarray, centre, radius: float, surface_lab=None, keep: float = 0.5
+def tapped_follower_pixels(
+    image: np.ndarray, centre, radius: float, table_bgr: np.ndarray
 ) -> np.ndarray:
-    """Lab pixels of a follower around ``centre``: a disk, of which the ``keep`` part least like
-    the table surface (a small figure's disk also holds table and shadow)."""
-    lab = to_lab(patch_pixels(image, centre, radius))
-    if surface_lab is None or len(lab) < 8:
-        return lab
-    d = np.linalg.norm(lab - np.asarray(surface_lab, float), axis=1)
-    return lab[d >= np.quantile(d, 1 - keep)]
+    """Lab pixels of the follower tapped at ``centre``: within ``radius`` of the tap, the pixels
+    unlike the table around them (``table_bgr``: :func:`local_background`, image size) by at
+    least half as much as the most unlike one, those joined to it (the figure covers them at
+    least half; its blurred rim and its shadow less). A tap marks a figure only roughly (at its
+    foot or its middle), and a disk around the tap holds as much table and shadow as figure:
+    keeping the half of the disk least like the table learned a black follower on wood dark
+    brown, and with a wrong tile size (a wide disk) every colour nearly the table's."""
+    h, w = image.shape[:2]
+    r = max(2, round(radius))
+    cx, cy = round(centre[0]), round(centre[1])
+    x0, y0, x1, y1 = max(cx - r, 0), max(cy - r, 0), min(cx + r + 1, w), min(cy + r + 1, h)
+    if x1 <= x0 or y1 <= y0:
+        return np.empty((0, 3))
+    lab = to_lab(image[y0:y1, x0:x1])
+    d = np.linalg.norm(lab - to_lab(table_bgr[y0:y1, x0:x1]), axis=1).reshape(y1 - y0, x1 - x0)
+    ys, xs = np.mgrid[y0:y1, x0:x1]
+    d[(xs - centre[0]) ** 2 + (ys - centre[1]) ** 2 > radius**2] = 0
+    strong = (d >= 0.5 * d.max()) & (d > 0)
+    _, labels = cv2.connectedComponents(strong.astype(np.uint8))
+    figure = (labels == labels.flat[int(np.argmax(d))]).ravel()
+    if figure.sum() < 8:  # a figure of a few pixels: its most unlike ones
+        figure = d.ravel() >= np.sort(d.ravel())[-8]
+    return lab[figure]
 
 
 TABLE_NOISE = 3.0  # sd of the table's local colour (BGR levels) where the light is even
@@ -82,6 +92,25 @@ def under_table_light(lab: np.ndarray, local_bgr, typical_bgr) -> np.ndarray:
         return np.asarray(lab, float).reshape(-1, 3)
     bgr = cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8)[None], cv2.COLOR_Lab2BGR)[0]
     return to_lab(np.clip(bgr.astype(float) - white, 0, 255))
+
+
+def without_table_chroma(lab: np.ndarray, local_bgr, bleed: float = BLEED) -> np.ndarray:
+    """Lab pixels of a follower with the chroma it took from the table around it (``local_bgr``)
+    taken away: a camera keeps colour at half resolution, so a figure a few pixels wide shows a
+    part ``bleed`` (:data:`~meeplecam.vision.profile.BLEED`) of the table's chroma in place of
+    its own (``seen = (1 - bleed) * own + bleed * table`` in chroma, its luma kept). A black
+    follower on red wood was learned dark brown (and read green on a field), a green one and a
+    yellow one nearer each other than they are (a yellow figure in play then read green). In
+    play the figure takes chroma from the tiles instead; the classifier allows for that
+    (:meth:`~meeplecam.vision.profile.FollowerColours.distances`)."""
+    lab = np.asarray(lab, float).reshape(-1, 3)
+    if not 0 < bleed < 1 or not len(lab):
+        return lab
+    bgr = cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8)[None], cv2.COLOR_Lab2BGR)[0]
+    table = np.asarray(local_bgr, float).reshape(3)
+    table_chroma = table - table @ np.asarray(LUMA)
+    own = with_chroma(bgr.astype(float) - bleed * table_chroma, 1 / (1 - bleed))
+    return to_lab(np.clip(own, 0, 255))
 
 
 def robust_stats(lab: np.ndarray, trim: float | None = None, floor: float | None = None):
@@ -311,6 +340,9 @@ def find_follower_blobs(
     else:
         ref = np.asarray(surface_lab, np.float32)
     diff = np.linalg.norm(lab - ref, axis=2)
+    # The colour is learned from the frame's own pixels: the blur above (for finding blobs) mixes
+    # a figure a few pixels wide with the table around it.
+    sharp = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float64)
     free = np.ones(diff.shape, bool) if exclude is None else exclude == 0
     if threshold is None:  # well above the table's own variation (grain, noise, uneven light)
         d = diff[free]
@@ -338,7 +370,7 @@ def find_follower_blobs(
         core = d >= np.quantile(d, 0.6)
         r = 0.35 * (min(w, h) + np.sqrt(area)) / 2
         found.append(
-            (float(cents[i][0]), float(cents[i][1]), float(r), lab[ys[core], xs[core]], d.sum())
+            (float(cents[i][0]), float(cents[i][1]), float(r), sharp[ys[core], xs[core]], d.sum())
         )
     found.sort(key=lambda f: -f[4])
     return [f[:4] for f in found]

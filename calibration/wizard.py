@@ -238,11 +238,20 @@ def _surface_for(frame: np.ndarray, corners: np.ndarray) -> Surface:
 def _followers(frame, surface, tile_px, options, result, note, warn) -> None:
     h, w = frame.shape[:2]
     radius = max(2.0, 0.12 * tile_px)
+    table_light = ccolours.local_background(frame, 2 * tile_px)
     if options.taps:
-        spots = [(x, y, radius) for x, y in options.taps]
+        taps = np.asarray(options.taps, float).reshape(-1, 2)
+        spots = [(float(x), float(y), radius) for x, y in taps]
+        # The figure nearest each tap (a standing follower is about a third of a tile tall),
+        # looked for no further than halfway to the next tap: a neighbour is never taken, nor,
+        # with a wrong tile size, a wide patch of table.
+        gaps = np.linalg.norm(taps[:, None] - taps[None], axis=2)
+        reach = np.minimum(
+            0.35 * tile_px, 0.5 * (gaps + np.diag(np.full(len(taps), np.inf))).min(1)
+        )
         samples = [
-            ccolours.follower_pixels(frame, (x, y), max(2.0, 1.4 * r), surface.colour_lab)
-            for x, y, r in spots
+            ccolours.tapped_follower_pixels(frame, (x, y), max(2.0, r), table_light)
+            for (x, y), r in zip(taps, reach, strict=True)
         ]
         how = "tapped"
     else:
@@ -272,11 +281,13 @@ def _followers(frame, surface, tile_px, options, result, note, warn) -> None:
             "the tiles, or give their positions with --followers 'x,y x,y ...'"
         )
         return
-    table_light = ccolours.local_background(frame, 2 * tile_px)
     typical = lab_to_bgr(surface.colour_lab)
+    # The table's light (a glare's white) and the chroma the small figure took from the table
+    # around it are taken away: what is left is the follower's own colour.
+    local = [table_light[_pixel(frame, x, y)] for x, y, _ in spots]
     samples = [
-        ccolours.under_table_light(lab, table_light[_pixel(frame, x, y)], typical)
-        for lab, (x, y, _) in zip(samples, spots, strict=True)
+        ccolours.without_table_chroma(ccolours.under_table_light(lab, t, typical), t)
+        for lab, t in zip(samples, local, strict=True)
     ]
     model = ccolours.learn(samples)
     if options.colour_names:

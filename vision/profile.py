@@ -174,15 +174,32 @@ class FollowerColour:
 
 GLARE = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)  # parts of white light a glossy figure may reflect
 BRIGHTER = (1.0, 1.3, 1.6)  # more light on a figure than on the one calibrated (never less)
+# A camera keeps colour at half the resolution of brightness (JPEG and webcam 4:2:0), and the lens
+# blurs: a follower a few pixels wide shows its own lightness but a colour (chroma) partly taken
+# from what is around it. This is the part taken, fitted on rendered followers: a calibrated
+# follower's chroma less the same follower's in play, regressed on the table's chroma less it,
+# is 0.15 of it (seeds 1000-1029 and 1100-1129; 0.12 and 0.15 on seeds 1200-1229, 1300-1329).
+BLEED = 0.15
+LUMA = (0.114, 0.587, 0.299)  # BGR weights of a camera's luma (BT.601), what it keeps sharp
 
 
-def shades_lab(bgr, factors, glare=(0.0,)) -> np.ndarray:
+def with_chroma(bgr, factor) -> np.ndarray:
+    """BGR colours (... x 3) with their chroma (what differs from the grey of the same luma, the
+    colour channels a camera keeps at half resolution) scaled by ``factor``."""
+    bgr = np.asarray(bgr, float)
+    luma = bgr @ np.asarray(LUMA)
+    return luma[..., None] + factor * (bgr - luma[..., None])
+
+
+def shades_lab(bgr, factors, glare=(0.0,), bleed=(0.0,)) -> np.ndarray:
     """A BGR colour under each light of ``factors`` (scaled: shade darkens and greys it) with
-    each part of white ``glare`` blended in, as OpenCV 8-bit Lab: (factors x glare) x 3."""
+    each part of white ``glare`` blended in, and each part ``bleed`` of its chroma lost to what
+    is around it (:data:`BLEED`), as OpenCV 8-bit Lab: (bleed x factors x glare) x 3."""
     import cv2
 
     lit = np.clip(np.asarray(bgr, float)[None, :] * np.asarray(factors)[:, None], 0, 255)
     shades = np.concatenate([lit * (1 - g) + 255 * g for g in glare])
+    shades = np.concatenate([with_chroma(shades, 1 - b) for b in bleed])
     return cv2.cvtColor(shades.astype(np.uint8)[None], cv2.COLOR_BGR2Lab)[0].astype(float)
 
 
@@ -203,20 +220,24 @@ class FollowerColours:
 
     def distances(self, lab: np.ndarray) -> np.ndarray:
         """Mahalanobis distances (N x colours) of Lab colours (N x 3) to each learned colour,
-        also as a glare whitens it (:data:`GLARE`) and under more light (:data:`BRIGHTER`):
-        the colour was learned on one standing follower, and a figure lying on its back shows
-        its lit, glossy front; a red one in the lamp's full light is as light as a yellow one
-        calibrated in the table's dimmer part (a brighter red is still red, it was read yellow).
-        One covariance (the colours' pooled) for all: how a figure's colour spreads between its
-        lit and shaded faces is much the same for every colour, and a colour learned with a
-        wide spread would otherwise take every figure that fits no colour well. (Modelling
-        shade, the colour scaled darker, made a green figure in shade black: measured with
-        ``bench/colours.py``.)"""
+        also as a glare whitens it (:data:`GLARE`), under more light (:data:`BRIGHTER`) and
+        with part of its chroma lost to what is around it (:data:`BLEED`): the colour was
+        learned on one standing follower, and a figure lying on its back shows its lit, glossy
+        front; a red one in the lamp's full light is as light as a yellow one calibrated in the
+        table's dimmer part (a brighter red is still red, it was read yellow). A small figure in
+        play takes part of its chroma from the tile under it, as the calibrated one did from
+        the table (which the calibration takes away): a blue or green one on a grey or brown
+        tile is greyer than its colour, and was read black. One covariance (the
+        colours' pooled) for all: how a figure's colour spreads between its lit and shaded
+        faces is much the same for every colour, and a colour learned with a wide spread would
+        otherwise take every figure that fits no colour well. (Modelling shade, the colour
+        scaled darker, made a green figure in shade black: measured with ``bench/colours.py``,
+        again with the chroma taken from the table undone.)"""
         lab = np.asarray(lab, float).reshape(-1, 3)
         inv = np.linalg.inv(np.mean([np.asarray(c.cov) for c in self.colours], axis=0))
         out = np.empty((len(lab), len(self.colours)))
         for j, c in enumerate(self.colours):
-            glared = shades_lab(lab_to_bgr(c.lab), BRIGHTER, GLARE)
+            glared = shades_lab(lab_to_bgr(c.lab), BRIGHTER, GLARE, (0.0, BLEED))
             d = lab[:, None, :] - glared[None, :, :]  # N x glare x 3
             out[:, j] = np.sqrt(np.einsum("nsi,ij,nsj->ns", d, inv, d).min(axis=1))
         return out

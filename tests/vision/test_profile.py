@@ -60,6 +60,45 @@ def test_followers_classify_by_nearest_colour():
     assert p.followers.classify([[118, 183, 166], [82, 151, 86]]) == ["red", "blue"]
 
 
+# Follower colours as the calibration learned them on a rendered table (bench/colours.py, seed
+# 1119): Lab mean and covariance of each.
+SEED_1119 = {
+    "red": ([47.9, 157.9, 143.1], [[96.8, 20.4, 22.2], [20.4, 48.2, 45.1], [22.2, 45.1, 65.1]]),
+    "yellow": ([102.9, 118.9, 166.1], [[138.4, 1.9, 20.6], [1.9, 18.4, 14.9], [20.6, 14.9, 74.5]]),
+    "green": (
+        [66.4, 101.7, 147.3],
+        [[81.9, -12.4, 18.5], [-12.4, 13.6, -17.3], [18.5, -17.3, 38.6]],
+    ),
+    "blue": ([41.2, 136.4, 98.8], [[46.0, -1.0, -5.9], [-1.0, 7.7, -4.0], [-5.9, -4.0, 10.8]]),
+    "black": ([11.1, 127.6, 128.1], [[14.1, 0.5, 3.4], [0.5, 6.5, 3.2], [3.4, 3.2, 17.5]]),
+}
+
+
+def test_a_follower_greyed_by_the_tile_under_it_keeps_its_colour():
+    """A small figure takes part of its chroma from what is around it (the camera keeps colour at
+    half resolution): a blue one standing on a field is a greyer blue than the one calibrated,
+    and was read black. Black figures, whose chroma is all borrowed, stay black."""
+    model = pf.FollowerColours([pf.FollowerColour(n, m, c) for n, (m, c) in SEED_1119.items()])
+    blue = [46, 126, 110]  # the rendered blue follower's median colour in play (seed 1119)
+    blacks = [[16, 128, 132], [47, 118, 137], [17, 124, 134], [14, 122, 133]]  # same scene
+    assert model.classify([blue, *blacks]) == ["blue"] + ["black"] * len(blacks)
+    # The learned blue with a part BLEED of its chroma lost, as one on a grey tile in play.
+    greyer = pf.shades_lab(pf.lab_to_bgr(SEED_1119["blue"][0]), [1.0], bleed=[pf.BLEED])
+    assert model.classify(greyer) == ["blue"]
+
+
+def test_chroma_is_scaled_about_the_grey_of_the_same_luma():
+    bgr = np.array([[58.0, 139.0, 46.0], [32.0, 32.0, 32.0]])
+    luma = bgr @ np.asarray(pf.LUMA)
+    assert np.allclose(pf.with_chroma(bgr, 0.0), luma[:, None] * np.ones(3))
+    assert np.allclose(pf.with_chroma(bgr, 0.5) @ np.asarray(pf.LUMA), luma)
+    assert np.allclose(pf.with_chroma(bgr, 1.0), bgr)
+    assert np.allclose(pf.with_chroma(bgr[1], 2.0), bgr[1])  # grey has no chroma to scale
+    # shades_lab without bleed is what it was: (factors x glare) Lab colours
+    assert pf.shades_lab(bgr[0], [1.0, 1.3], [0.0, 0.2]).shape == (4, 3)
+    assert pf.shades_lab(bgr[0], [1.0, 1.3], [0.0, 0.2], [0.0, pf.BLEED]).shape == (8, 3)
+
+
 def test_save_is_atomic_and_keeps_the_old_file_on_failure(tmp_path):
     path = _full().save(tmp_path / "table.json")
     before = path.read_text()
