@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -182,14 +183,17 @@ class Tracker:
         self.settled_at: float | None = None
         self.latencies: list[float] = []  # settled -> observation, seconds
         self._out: list[Observation] = []
-        self.handlers = {
-            S.WAITING_FOR_START: self._waiting_for_start,
-            S.WATCHING: self._watching,
-            S.SETTLING: self._settling,
-            S.DECODING: self._decoding,
-            S.COMMITTED: self._waiting_for_game,
-            S.ASKING: self._waiting_for_game,
-            S.WARNING: self._warning,
+        # handlers by method name, looked up per step: bound methods kept here would make the
+        # tracker a reference cycle, so a finished game's tracker (its frames and cell pictures,
+        # about 20 MB) would wait for a rare full collection and the live process would grow
+        self.handlers: dict[State, Callable[[Motion], State] | str] = {
+            S.WAITING_FOR_START: "_waiting_for_start",
+            S.WATCHING: "_watching",
+            S.SETTLING: "_settling",
+            S.DECODING: "_decoding",
+            S.COMMITTED: "_waiting_for_game",
+            S.ASKING: "_waiting_for_game",
+            S.WARNING: "_warning",
         }
         self._frame: np.ndarray | None = None
         self._looks: tuple[Board, dict] | None = None  # the looks of the last board diffed
@@ -209,6 +213,8 @@ class Tracker:
 
     def _step(self, motion: Motion) -> None:
         handler = self.handlers.get(self.state)
+        if isinstance(handler, str):
+            handler = getattr(self, handler)
         try:
             nxt = handler(motion) if handler else self.state
         except Exception:  # analysis must never stop the live game

@@ -303,3 +303,21 @@ def test_a_follower_laid_after_its_tile_settled_amends_the_turn():
     assert len(got) == len(expected)
     right = sum(a == b for a, b in zip(got, expected, strict=True))
     assert right >= len(expected) - 1, list(zip(got, expected, strict=True))
+
+
+def test_a_finished_games_tracker_is_freed_at_once(drawn_game, drawn_frames):
+    # the live feed drops its tracker when a new game begins: the old one (its frames, cell
+    # pictures and game, about 20 MB) must go with its last reference, not wait for a rare
+    # full garbage collection (the live process grew by that much per game)
+    import gc
+    import weakref
+
+    tracker = _tracker(drawn_game)
+    _feed(tracker, drawn_frames[:12])
+    gone = weakref.ref(tracker)
+    gc.disable()
+    try:
+        del tracker
+        assert gone() is None
+    finally:
+        gc.enable()
