@@ -66,37 +66,39 @@ class RoadCrossings:
         )
         lab = cv2.GaussianBlur(lab.astype(np.float32), (3, 3), 0)
         lo, hi = (round(m * n) for m in cfg.middle)
-        out = []
-        for quarter in range(4):  # np.rot90 by k brings side k to the top, read left to right
-            image = np.rot90(lab, quarter)
-            mask = None if hidden is None else np.rot90(hidden, quarter)
-            values = []
-            for top, bottom in cfg.bands:
-                rows = slice(round(top * n), round(bottom * n))
-                if mask is not None and mask[rows, lo:hi].mean() > cfg.max_hidden:
-                    break
-                values.append(self._stripe_contrast(image[rows].mean(axis=0), lo, hi))
-            out.append(min(values) if len(values) == len(cfg.bands) else None)
-        return tuple(out)
+        bands = [slice(round(top * n), round(bottom * n)) for top, bottom in cfg.bands]
+        # np.rot90 by k brings side k to the top, read left to right: sides x bands x n x Lab
+        sides = [np.rot90(lab, quarter) for quarter in range(4)]
+        profiles = np.array([[side[rows].mean(axis=0) for rows in bands] for side in sides])
+        crossings = self._stripe_contrast(profiles, lo, hi).min(axis=1)  # a road is in every band
+        if hidden is None:
+            return tuple(float(c) for c in crossings)
+        masks = [np.rot90(hidden, quarter) for quarter in range(4)]
+        covered = [max(mask[rows, lo:hi].mean() for rows in bands) for mask in masks]
+        return tuple(
+            None if part > cfg.max_hidden else float(c)
+            for c, part in zip(crossings, covered, strict=True)
+        )
 
-    def _stripe_contrast(self, profile: np.ndarray, lo: int, hi: int) -> float:
-        """The largest contrast along ``profile`` (positions x Lab) of a stripe starting in
-        ``[lo, hi)`` with its flanks: the smaller of its colour distances from either flank."""
-        n = len(profile)
-        sums = np.concatenate([np.zeros((1, 3)), np.cumsum(profile, axis=0)])
-        best = 0.0
+    def _stripe_contrast(self, profiles: np.ndarray, lo: int, hi: int) -> np.ndarray:
+        """The largest contrast along each profile (... x positions x Lab) of a stripe starting
+        in ``[lo, hi)`` with its flanks: the smaller of its colour distances from either flank."""
+        n = profiles.shape[-2]
+        zero = np.zeros((*profiles.shape[:-2], 1, 3))
+        sums = np.concatenate([zero, np.cumsum(profiles, axis=-2)], axis=-2)
+        best = np.zeros(profiles.shape[:-2])
         for fraction in self.config.widths:
             w = max(2, round(fraction * n))
             start = np.arange(max(lo, w), min(hi, n - 2 * w))
             if len(start) == 0:
                 continue
-            inside = (sums[start + w] - sums[start]) / w
-            left = (sums[start] - sums[start - w]) / w
-            right = (sums[start + 2 * w] - sums[start + w]) / w
+            inside = (sums[..., start + w, :] - sums[..., start, :]) / w
+            left = (sums[..., start, :] - sums[..., start - w, :]) / w
+            right = (sums[..., start + 2 * w, :] - sums[..., start + w, :]) / w
             contrast = np.minimum(
-                np.linalg.norm(inside - left, axis=1), np.linalg.norm(inside - right, axis=1)
+                np.linalg.norm(inside - left, axis=-1), np.linalg.norm(inside - right, axis=-1)
             )
-            best = max(best, float(contrast.max()))
+            best = np.maximum(best, contrast.max(axis=-1))
         return best
 
     def learn(self, crossings: Crossings, sides: str) -> None:

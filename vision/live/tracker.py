@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -60,6 +59,20 @@ TRANSITIONS: dict[State, frozenset[State]] = {
     S.COMMITTED: frozenset({S.COMMITTED, S.WATCHING, S.SETTLING}),
     S.ASKING: frozenset({S.ASKING, S.WATCHING, S.SETTLING}),
     S.WARNING: frozenset({S.WARNING, S.DECODING, S.WATCHING}),
+}
+
+
+# each state's handler, by method name: bound methods kept on the tracker would make it a
+# reference cycle, so a finished game's tracker (its frames and cell pictures, about 20 MB)
+# would wait for a rare full collection and the live process would grow
+HANDLERS = {
+    S.WAITING_FOR_START: "_waiting_for_start",
+    S.WATCHING: "_watching",
+    S.SETTLING: "_settling",
+    S.DECODING: "_decoding",
+    S.COMMITTED: "_waiting_for_game",
+    S.ASKING: "_waiting_for_game",
+    S.WARNING: "_warning",
 }
 
 
@@ -183,18 +196,6 @@ class Tracker:
         self.settled_at: float | None = None
         self.latencies: list[float] = []  # settled -> observation, seconds
         self._out: list[Observation] = []
-        # handlers by method name, looked up per step: bound methods kept here would make the
-        # tracker a reference cycle, so a finished game's tracker (its frames and cell pictures,
-        # about 20 MB) would wait for a rare full collection and the live process would grow
-        self.handlers: dict[State, Callable[[Motion], State] | str] = {
-            S.WAITING_FOR_START: "_waiting_for_start",
-            S.WATCHING: "_watching",
-            S.SETTLING: "_settling",
-            S.DECODING: "_decoding",
-            S.COMMITTED: "_waiting_for_game",
-            S.ASKING: "_waiting_for_game",
-            S.WARNING: "_warning",
-        }
         self._frame: np.ndarray | None = None
         self._looks: tuple[Board, dict] | None = None  # the looks of the last board diffed
         self._visibility: tuple[Rectifier, dict] | None = None  # cells seen by the rectifier
@@ -212,11 +213,9 @@ class Tracker:
         return self._out
 
     def _step(self, motion: Motion) -> None:
-        handler = self.handlers.get(self.state)
-        if isinstance(handler, str):
-            handler = getattr(self, handler)
+        handler = getattr(self, HANDLERS[self.state])
         try:
-            nxt = handler(motion) if handler else self.state
+            nxt = handler(motion)
         except Exception:  # analysis must never stop the live game
             log.exception("tracker: %s failed; staying", self.state)
             nxt = self.state

@@ -144,7 +144,7 @@ def test_covered_camera_and_empty_frames_never_crash(drawn_game, drawn_frames):
 
 def test_unexpected_step_is_logged_not_raised(drawn_game, drawn_frames, caplog):
     tracker = _after_start(drawn_game, drawn_frames)
-    tracker.handlers[State.WATCHING] = lambda motion: State.COMMITTED  # not allowed
+    tracker._watching = lambda motion: State.COMMITTED  # not allowed
     with caplog.at_level(logging.WARNING):
         tracker.feed(drawn_frames[3])
     assert tracker.state is State.WATCHING
@@ -153,7 +153,7 @@ def test_unexpected_step_is_logged_not_raised(drawn_game, drawn_frames, caplog):
     def broken(motion):
         raise RuntimeError("boom")
 
-    tracker.handlers[State.WATCHING] = broken
+    tracker._watching = broken
     tracker.feed(drawn_frames[3])
     assert tracker.state is State.WATCHING
 
