@@ -10,7 +10,8 @@
   live app), ``--answers best`` takes each question's best option (``replay``); ``--model art``
   gives the tracker the art the games were drawn with, ``--model FILE`` a model file;
   ``--geometry find`` has the tracker find the table and start tile itself (no profile) instead
-  of taking the renderer's geometry.
+  of taking the renderer's geometry; ``--dump DIR`` (with ``--answers players``) writes every
+  reading the players answered or corrected, with the cell's picture and each scorer term.
 - ``memory``: RSS sampled while the synthetic demo table (generated, never pre-recorded; games
   follow one another) runs through one long-lived live feed for ``--minutes``; reported as the
   slope after warm-up (MB per 10 minutes; flat = < 1). ``--drawn``: drawn games instead, a new
@@ -153,6 +154,7 @@ def bench_latency(
     answers: str = "best",
     model: str | None = None,
     geometry: str = "truth",
+    dump: str | None = None,
 ) -> dict:
     """``answers``: ``best`` takes every question's best option and leaves wrong readings
     uncorrected (``meeplecam replay``); ``players`` plays the people at the table, who answer
@@ -170,7 +172,9 @@ def bench_latency(
     for name, frames, game, rectifier, expected, palette in games:
         reference = _reference(model, game, palette)
         if answers == "players":
-            tally, lat = _play_with_players(frames, game, rectifier, expected, reference)
+            tally, lat = _play_with_players(
+                frames, game, rectifier, expected, reference, Path(dump) if dump else None, name
+            )
         else:
             result = replay(frames, game, rectifier, reference=reference)
             right, n, _ = compare(expected, result.record())
@@ -217,10 +221,13 @@ def bench_latency(
     return out
 
 
-def _play_with_players(frames, game, rectifier, expected, reference) -> tuple[dict, list]:
+def _play_with_players(
+    frames, game, rectifier, expected, reference, dump: Path | None = None, name: str = "game"
+) -> tuple[dict, list]:
     """The live loop with people at the table who know what they laid (see bench_latency):
     ``right`` counts turns committed right without a question; ``mistakes`` lists every other
-    reading (what was laid, what was read, whether it was asked) for finding what to fix."""
+    reading (what was laid, what was read, whether it was asked) for finding what to fix;
+    with ``dump`` each of them is written there too (see :func:`_Dump`)."""
     from meeplecam.engine import Discard, Turn
     from meeplecam.engine.record import event_to_dict, parse_event
     from meeplecam.vision.live.observations import Amend, Commit, Question
@@ -230,6 +237,7 @@ def _play_with_players(frames, game, rectifier, expected, reference) -> tuple[di
 
     events = [parse_event(t, i + 1) for i, t in enumerate(expected["turns"])]
     tracker = Tracker(game, rectifier, reference=reference, locate=from_detection)
+    decoded = _Dump.watch(tracker) if dump else None
     tally = dict.fromkeys(COUNTS, 0)
     tally["turns"] = sum(isinstance(e, Turn) for e in events)
     mistakes = []
@@ -269,6 +277,11 @@ def _play_with_players(frames, game, rectifier, expected, reference) -> tuple[di
                 mistakes.append(
                     {"laid": laid_dict, "read": read_dict, "asked": isinstance(obs, Question)}
                 )
+                if dump:
+                    doubts = obs.doubts if isinstance(obs, Question) else ()
+                    _Dump.write(
+                        dump, f"{name}-{done + 1:03d}", tracker, decoded, truth, read, doubts
+                    )
             if isinstance(obs, Question):
                 tally["questions"] += 1
                 tally["asked_right"] += ok
@@ -279,6 +292,66 @@ def _play_with_players(frames, game, rectifier, expected, reference) -> tuple[di
     apply_until(len(events))
     tally["mistakes"] = mistakes
     return tally, tracker.latencies
+
+
+class _Dump:
+    """Every reading the players had to answer or correct, written for finding what to fix:
+    the cell's picture (``NAME-TURN.png``, 4x) and a line of ``mistakes.jsonl`` with what was
+    laid and read, why a question was asked (``Question.doubts``) and each scorer term
+    (``TerrainScorer.terms``) of the best-scored options, the laid one always among them."""
+
+    @staticmethod
+    def watch(tracker) -> dict:
+        """Keeps the board and cell of the tracker's latest tile decode (in the dict returned)."""
+        seen: dict = {}
+        decode = tracker._decode_tile
+
+        def remembering(board, cell):
+            seen.update(board=board, cell=cell)
+            return decode(board, cell)
+
+        tracker._decode_tile = remembering
+        return seen
+
+    @staticmethod
+    def write(folder: Path, stem: str, tracker, decoded: dict, truth, read, doubts) -> None:
+        import cv2
+
+        if decoded.get("cell") != truth.cell:
+            return  # the reading was not of a tile laid (a follower read late, a warning)
+        folder.mkdir(parents=True, exist_ok=True)
+        whole = decoded["board"].cell(*truth.cell)
+        cv2.imwrite(str(folder / f"{stem}.png"), cv2.resize(whole, None, fx=4, fy=4))
+        scorer = tracker.scorer
+        crop = scorer.prepare(whole)
+        options = tracker.legal_options(truth.cell)
+        _, ignore = tracker.follower_on(crop)
+        terms = scorer.terms(crop, options, ignore, whole)
+        totals = np.sum(list(terms.values()), axis=0)
+        laid_tile = tracker.game.tileset[truth.tile]
+        laid = next(
+            i
+            for i, (t, r) in enumerate(options)
+            if t is laid_tile and t.canonical_rotation(r) == t.canonical_rotation(truth.rotation)
+        )
+        shown = list(np.argsort(-totals)[:5])
+        shown += [] if laid in shown else [laid]
+        line = {
+            "picture": f"{stem}.png",
+            "laid": f"{truth.tile} {truth.rotation}",
+            "read": f"{read.tile} {read.rotation}",
+            "asked because": list(doubts),
+            "options": [
+                {
+                    "option": f"{options[i][0].id} {options[i][1]}",
+                    "total": round(float(totals[i]), 4),
+                    **{k: round(v[i], 4) for k, v in terms.items()},
+                }
+                for i in shown
+            ],
+        }
+        with open(folder / "mistakes.jsonl", "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line) + "\n")
 
 
 class _Session:
@@ -418,12 +491,21 @@ def main(argv=None) -> int:
         help="latency run: the renderer's table geometry (a stand-in for calibration), or find "
         "the table and the start tile as with no profile",
     )
+    parser.add_argument(
+        "--dump",
+        metavar="DIR",
+        help="latency run with --answers players: write every reading the players answered or "
+        "corrected there (the cell's picture, and each scorer term of the best options in "
+        "mistakes.jsonl)",
+    )
     parser.add_argument("--minutes", type=float, default=3.0, help="length of the memory run")
     parser.add_argument(
         "--drawn", action="store_true", help="memory run on drawn games (no synthetic renderer)"
     )
     parser.add_argument("--out", metavar="FILE", help="also write the results here (JSON)")
     args = parser.parse_args(argv)
+    if args.dump and args.answers != "players":
+        parser.error("--dump needs --answers players (only the players know what was laid)")
     import cv2
 
     results = {"cpus": os.cpu_count(), "opencv_threads": cv2.getNumThreads()}
@@ -431,7 +513,7 @@ def main(argv=None) -> int:
         results["watch"] = bench_watch(args.frames)
     if "latency" in args.what:
         results["latency"] = bench_latency(
-            args.games, args.count, args.answers, args.model, args.geometry
+            args.games, args.count, args.answers, args.model, args.geometry, args.dump
         )
     if "memory" in args.what:
         results["memory"] = bench_memory(args.minutes, args.drawn)

@@ -169,6 +169,10 @@ class ScorerConfig:
     side_weight: float = 0.2  # weight of the side profiles learned in play (vision.live.sides)
     road_weight: float = 0.1  # weight of the road crossings per side (vision.live.roads)
     reference_weight: float = 1.0  # weight of the appearance model's term, when one is given
+    # weight of the model's pennant-twin test: the cell against both twins' art only where
+    # they differ (vision.model.AppearanceModel.twin_distances)
+    reference_twin_weight: float = 0.1
+    reference_learn_contrast: bool = True  # scale the model to the camera's contrast
     reference_scale: float = 100.0  # squared Lab distance that costs one unit of score
     reference_contrast: float = 12.0  # Lab distance at which two tiles' art counts as different
     reference_inset: float = 0.02  # part of the cell trimmed for it (the gap: the tile's border
@@ -220,6 +224,8 @@ class TerrainScorer:
             w: ([], []) for w in LIGHTNESS
         }
         self._lightness: float | None = None  # see lightness()
+        self.contrast_seen: list[np.ndarray] = []  # see reference_contrast()
+        self._contrast: np.ndarray | None = None
         # pennants are small blue-and-white shields in every edition: a prior until seen
         for colour, weight in ((PENNANT_BLUE, 0.7), (PENNANT_WHITE, 0.3)):
             self.counts[PENNANT] += weight * self._shades_prior(colour, self.config.pennant_prior)
@@ -321,9 +327,18 @@ class TerrainScorer:
         return self.kind_log()[:, bins]
 
     def score(self, crop: np.ndarray, options, ignore=None, cell=None) -> list[float]:
-        """Mean log-likelihood per pixel of each (tile, rotation) option; ``ignore`` is a mask
-        of pixels to leave out (a follower on the tile). ``cell``, the untrimmed cell picture the
-        crop was prepared from, adds the appearance model's term when there is one."""
+        """Each (tile, rotation) option's score: the sum of its :meth:`terms`. ``ignore`` is a
+        mask of pixels to leave out (a follower on the tile); ``cell``, the untrimmed cell
+        picture the crop was prepared from, adds the terms read from it."""
+        terms = self.terms(crop, options, ignore, cell)
+        return np.sum(list(terms.values()), axis=0).tolist() if options else []
+
+    def terms(self, crop: np.ndarray, options, ignore=None, cell=None) -> dict[str, list[float]]:
+        """What each piece of evidence adds to each option's score, by name (one value per
+        option, in order): ``terrain`` (mean log-likelihood per pixel of the option's terrain
+        map), ``pennant`` (the blot and twin tests), ``template`` (types confirmed before),
+        ``reference`` (the appearance model, when there is one), ``sides`` and ``roads`` (read
+        from ``cell``). Only the terms that apply here are present."""
         like = self.likelihoods(crop)
         if self.config.tolerance > 1:
             like = _tolerant(like, self.config.tolerance)
@@ -342,34 +357,56 @@ class TerrainScorer:
         template_memo: dict = {}
         twins = self._twins_pictured(options) if pennant_weight else {}
         twin_memo: dict = {}
-        out = []
+        out: dict[str, list[float]] = {"terrain": []}
+        if pennant_weight:
+            out["pennant"] = []
+        if templated:
+            out["template"] = []
+        if reference is not None:
+            out["reference"] = []
+            twin_of = self._reference_twins(options) if self.config.reference_twin_weight else {}
+            if twin_of:
+                out["reference twin"] = []
+        if profiles is not None:
+            out["sides"] = []
+        if roads is not None:
+            out["roads"] = []
         for tile, rotation in options:
             kinds = self._kinds(tile, rotation)
             ll = np.take_along_axis(like, kinds[None].astype(np.intp), 0)[0]
-            s = float(ll[keep].sum()) / n
-            if pennant_weight and city_segments(tile):
-                if lab is None:
-                    lab = _lab(crop)
-                pennant = self._pennant_term(lab, tile, rotation, keep, contrasts)
-                twin = None
-                if (tile.id, rotation) in twins and cell is not None:
-                    twin = self._twin_term(cell, ignore, tile, rotation, twin_memo)
-                if twin is not None:
-                    share = self.config.twin_share
-                    pennant = share * twin + (1 - share) * pennant
-                s += pennant_weight * pennant
-            if (tile.id, rotation) in templated:
-                if lab is None:
-                    lab = _lab(crop)
-                s += self._template_bonus(lab, tile, rotation, keep, template_memo)
+            out["terrain"].append(float(ll[keep].sum()) / n)
+            if pennant_weight:
+                pennant = 0.0
+                if city_segments(tile):
+                    if lab is None:
+                        lab = _lab(crop)
+                    pennant = self._pennant_term(lab, tile, rotation, keep, contrasts)
+                    twin = None
+                    if (tile.id, rotation) in twins and cell is not None:
+                        twin = self._twin_term(cell, ignore, tile, rotation, twin_memo)
+                    if twin is not None:
+                        share = self.config.twin_share
+                        pennant = share * twin + (1 - share) * pennant
+                out["pennant"].append(pennant_weight * pennant)
+            if templated:
+                bonus = 0.0
+                if (tile.id, rotation) in templated:
+                    if lab is None:
+                        lab = _lab(crop)
+                    bonus = self._template_bonus(lab, tile, rotation, keep, template_memo)
+                out["template"].append(bonus)
             if reference is not None:
-                s -= self._reference_cost(reference, tile, rotation)
+                out["reference"].append(-self._reference_cost(reference, tile, rotation))
+                if twin_of:
+                    out["reference twin"].append(
+                        self._reference_twin(reference, tile, twin_of.get(tile.id), rotation)
+                    )
             sides = tile.oriented(rotation).sides
             if profiles is not None:
-                s -= self.config.side_weight * self.sides.cost(profiles, sides, side_memo)
+                cost = self.sides.cost(profiles, sides, side_memo)
+                out["sides"].append(-self.config.side_weight * cost)
             if roads is not None:
-                s += self.config.road_weight * RoadCrossings.agreement(roads, sides)
-            out.append(s)
+                out["roads"].append(self.config.road_weight * RoadCrossings.agreement(roads, sides))
         return out
 
     def _templated(self, options) -> set:
@@ -480,6 +517,45 @@ class TerrainScorer:
         feats = features(cell[d : h - d, d : w - d], self.reference.size)
         return feats, self._reference_keep(ignore), {}
 
+    @staticmethod
+    def _reference_twins(options) -> dict[str, str]:
+        """Each option's pennant twin among the options (tile id -> the twin's id)."""
+        alike: dict[tuple, dict[bool, str]] = {}
+        for tile, rotation in options:
+            alike.setdefault((layout(tile), rotation), {})[has_pennant(tile)] = tile.id
+        return {
+            pair[p]: pair[not p] for pair in alike.values() if len(pair) == 2 for p in (True, False)
+        }
+
+    def _reference_twin(self, reference, tile: TileType, twin: str | None, rotation: int) -> float:
+        """+ (up to ``reference_twin_weight``) for an option whose art the cell matches better
+        than its pennant twin's where the two are drawn differently (the shield), - for the
+        other; 0 without a twin or where the model cannot tell them."""
+        if twin is None:
+            return 0.0
+        feats, keep, memo = reference
+        key = ("twin", *sorted((tile.id, twin)), rotation)
+        if key not in memo:
+            memo[key] = self.reference.twin_distances(
+                feats, *sorted((tile.id, twin)), rotation, keep, self.config.reference_contrast
+            )
+        found = memo[key]
+        if found is None:
+            return 0.0
+        first, second = found
+        mine, theirs = (first, second) if tile.id < twin else (second, first)
+        return self.config.reference_twin_weight * (theirs - mine) / (theirs + mine + 1e-6)
+
+    def reference_contrast(self) -> np.ndarray | None:
+        """What the camera keeps of the model's contrast, per channel: the median over the
+        tiles confirmed here (:meth:`AppearanceModel.contrast_of`); None (all of it) until a
+        few have been."""
+        if not self.config.reference_learn_contrast or len(self.contrast_seen) < 3:
+            return None
+        if self._contrast is None:
+            self._contrast = np.median(self.contrast_seen, axis=0)
+        return self._contrast
+
     def _reference_keep(self, ignore) -> np.ndarray | None:
         """The crop's follower mask carried over to the model's frame (less trimmed, another
         size): the pixels there that show the tile. None when nothing is hidden."""
@@ -513,10 +589,13 @@ class TerrainScorer:
     def _reference_cost(self, reference, tile: TileType, rotation: int) -> float:
         feats, keep, memo = reference
         model = self.reference
-        distance = model.distance(feats, tile.id, rotation, keep)
+        contrast = self.reference_contrast()
+        distance = model.distance(feats, tile.id, rotation, keep, contrast)
         if distance is None:  # a type the model lacks: as far as the farthest type it holds
             if "missing" not in memo:
-                memo["missing"] = max(model.distance(feats, t, 0, keep) for t in model.templates)
+                memo["missing"] = max(
+                    model.distance(feats, t, 0, keep, contrast) for t in model.templates
+                )
             distance = memo["missing"]
         return self.config.reference_weight * distance / self.config.reference_scale
 
@@ -649,6 +728,12 @@ class TerrainScorer:
         crossings = self._road_crossings(cell, ignore)
         if crossings is not None:
             self.roads.learn(crossings, sides)
+        if cell is not None and self.reference is not None:
+            feats, keep_ref, _ = self._reference_features(cell, ignore)
+            contrast = self.reference.contrast_of(feats, tile.id, rotation, keep_ref)
+            if contrast is not None:
+                self.contrast_seen.append(contrast)
+                self._contrast = None
         if cell is not None and city_segments(tile):
             view = self._twin_view(cell, ignore, tile, rotation, {})
             if view is not None:

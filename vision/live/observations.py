@@ -32,11 +32,13 @@ class Commit:
 
 @dataclass(frozen=True)
 class Question:
-    """The camera is unsure: legal turns ranked best first, each with its score (higher better)."""
+    """The camera is unsure: legal turns ranked best first, each with its score (higher
+    better); ``doubts`` says why, one phrase per reason (the runner-up is close, ...)."""
 
     options: list[tuple[Turn, float]]
     crop: np.ndarray | None = field(default=None, repr=False, compare=False)
     text: str = ""
+    doubts: tuple[str, ...] = ()
 
     @property
     def best(self) -> Turn:

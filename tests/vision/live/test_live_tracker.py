@@ -10,7 +10,7 @@ from meeplecam.engine import Discard, Game, Turn
 from meeplecam.vision.live.observations import Commit, Question, Warning
 from meeplecam.vision.live.rectify import Rectifier
 from meeplecam.vision.live.replay import compare, replay
-from meeplecam.vision.live.tracker import TRANSITIONS, State, Tracker
+from meeplecam.vision.live.tracker import TRANSITIONS, State, Tracker, TrackerConfig
 
 
 def _fresh(drawn_game) -> Game:
@@ -191,6 +191,38 @@ def test_a_tile_the_rules_no_longer_allow_is_asked_about(drawn_game, drawn_frame
     (obs,) = out
     assert isinstance(obs, Question | Warning)
     assert tracker.unexplained > tracker.config.unexplained
+    if isinstance(obs, Question):  # and says which tile it looks like instead
+        assert any("not allowed here, fits better" in why for why in obs.doubts)
+
+
+def test_a_pennant_twin_played_out_is_no_reason_to_ask(drawn_game, drawn_frames):
+    # the first tile is S (a city with a pennant and a road); every T (the same without the
+    # pennant) has been played. A shield is a few pixels, so T may look as good as S here: that
+    # is the pennant test's doubt, not a sign that the table and the game disagree
+    game = _fresh(drawn_game)
+    first = next(e for e in drawn_game.game.log if isinstance(e, Turn))
+    assert first.tile == "S"
+    game.remaining["T"] = 0
+    tracker = _tracker(drawn_game, game)
+    for frame in drawn_frames:
+        out = tracker.feed(frame)
+        if out:
+            break
+    (obs,) = out
+    assert isinstance(obs, Commit), getattr(obs, "doubts", None)
+    assert (obs.turn.tile, obs.turn.rotation) == ("S", first.rotation)
+
+
+def test_a_question_says_why_it_is_asked(drawn_game, drawn_frames):
+    game = _fresh(drawn_game)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), config=TrackerConfig(margin=100.0))
+    for frame in drawn_frames:
+        out = tracker.feed(frame)
+        if out:
+            break
+    (obs,) = out
+    assert isinstance(obs, Question)
+    assert any(why.startswith("the runner-up is close") for why in obs.doubts)
 
 
 def _scaled(rect: Rectifier, factor: float, about) -> Rectifier:
