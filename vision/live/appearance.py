@@ -171,7 +171,7 @@ class ScorerConfig:
     reference_weight: float = 1.0  # weight of the appearance model's term, when one is given
     # weight of the model's pennant-twin test: the cell against both twins' art only where
     # they differ (vision.model.AppearanceModel.twin_distances)
-    reference_twin_weight: float = 0.1
+    reference_twin_weight: float = 0.3
     reference_learn_contrast: bool = True  # scale the model to the camera's contrast
     reference_scale: float = 100.0  # squared Lab distance that costs one unit of score
     reference_contrast: float = 12.0  # Lab distance at which two tiles' art counts as different

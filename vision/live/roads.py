@@ -10,9 +10,10 @@ its flanks, at every depth near the edge (a tree or a dark patch of grass is one
 depth, or differs from one flank only).
 
 A side's *crossing* is that contrast: in each of ``bands`` strips along the side (read at
-``size``, averaged across their depth), the largest colour distance of a stripe (a few widths)
-in the side's middle from the mean of either flank, whichever is smaller; then the smaller of the
-bands' values. What it measures on a road or a field side depends on the art (a grey track in
+``size``, averaged across their depth), the colour distance of a stripe (a few widths) in the
+side's middle from the mean of either flank, whichever is smaller; then the largest such
+contrast of a stripe that runs through every band (within ``shift`` of its place: a road may be
+slanted or wavy), so beasts scattered near a side, one per band, are no road. What it measures on a road or a field side depends on the art (a grey track in
 snow, a white road in green grass), so it is weighed as evidence (:mod:`vision.live.evidence`)
 by the crossings of the sides the table has confirmed: roads against the others.
 
@@ -37,6 +38,7 @@ class RoadConfig:
     middle: tuple[float, float] = (0.25, 0.75)  # where along a side a road crosses it
     widths: tuple[float, ...] = (0.05, 0.08, 0.11)  # stripe widths tried (cell units)
     max_hidden: float = 0.2  # a side whose middle is hidden this much tells nothing
+    shift: float = 1.0  # stripe widths a road may move along the side from band to band
     # a crossing of 14 says neither before the table has shown road and other sides, sure 8
     # beyond; then the log-likelihood ratio (road : other), sure at 6
     split: Split = field(
@@ -70,7 +72,7 @@ class RoadCrossings:
         # np.rot90 by k brings side k to the top, read left to right: sides x bands x n x Lab
         sides = [np.rot90(lab, quarter) for quarter in range(4)]
         profiles = np.array([[side[rows].mean(axis=0) for rows in bands] for side in sides])
-        crossings = self._stripe_contrast(profiles, lo, hi).min(axis=1)  # a road is in every band
+        crossings = self._stripe_contrast(profiles, lo, hi)
         if hidden is None:
             return tuple(float(c) for c in crossings)
         masks = [np.rot90(hidden, quarter) for quarter in range(4)]
@@ -81,12 +83,15 @@ class RoadCrossings:
         )
 
     def _stripe_contrast(self, profiles: np.ndarray, lo: int, hi: int) -> np.ndarray:
-        """The largest contrast along each profile (... x positions x Lab) of a stripe starting
-        in ``[lo, hi)`` with its flanks: the smaller of its colour distances from either flank."""
+        """Per side (profiles: sides x bands x positions x Lab), the largest contrast of a
+        stripe starting in ``[lo, hi)`` with its flanks (the smaller of its colour distances
+        from either flank) that runs through every band: at each position, the weakest band's
+        contrast there (within ``shift`` stripe widths: a road may run slanted or wavy), so two
+        blots at different places along the side (animals, trees) are no road."""
         n = profiles.shape[-2]
         zero = np.zeros((*profiles.shape[:-2], 1, 3))
         sums = np.concatenate([zero, np.cumsum(profiles, axis=-2)], axis=-2)
-        best = np.zeros(profiles.shape[:-2])
+        best = np.zeros(profiles.shape[0])
         for fraction in self.config.widths:
             w = max(2, round(fraction * n))
             start = np.arange(max(lo, w), min(hi, n - 2 * w))
@@ -97,8 +102,15 @@ class RoadCrossings:
             right = (sums[..., start + 2 * w, :] - sums[..., start + w, :]) / w
             contrast = np.minimum(
                 np.linalg.norm(inside - left, axis=-1), np.linalg.norm(inside - right, axis=-1)
-            )
-            best = np.maximum(best, contrast.max(axis=-1))
+            )  # sides x bands x positions
+            # each band's best within reach of a position; a stripe in one band at a position
+            # counts as much as the weakest band reaches there
+            reach = round(self.config.shift * w)
+            padded = np.pad(contrast, ((0, 0), (0, 0), (reach, reach)))
+            m = contrast.shape[-1]
+            near = np.max([padded[..., k : k + m] for k in range(2 * reach + 1)], axis=0)
+            through = np.minimum(contrast, near.min(axis=1, keepdims=True))
+            best = np.maximum(best, through.max(axis=(1, 2)))
         return best
 
     def learn(self, crossings: Crossings, sides: str) -> None:

@@ -38,6 +38,18 @@ def test_a_tree_at_the_edge_is_no_road():
     assert min(east, west) > 2 * max(north, south)
 
 
+def test_animals_scattered_along_a_side_are_no_road():
+    """Boars by a side (Winter tile WI2): a dark beast near the edge and another a little further
+    in, at another place along the side. Each depth holds a dark stripe, but no stripe runs
+    through both (read as a road, WI2 was taken for K)."""
+    cell = _cell("EW")
+    size = cell.shape[0]
+    for x, y in ((0.35, 0.06), (0.65, 0.14)):  # north side: one beast in each depth band
+        cv2.circle(cell, (round(x * size), round(y * size)), 2, TREE, -1)
+    north, east, _, west = RoadCrossings().read(cell)
+    assert min(east, west) > 2 * north
+
+
 def test_a_follower_over_a_side_says_nothing_of_it():
     roads = RoadCrossings()
     hidden = np.zeros((roads.config.size,) * 2, bool)
