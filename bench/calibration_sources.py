@@ -5,7 +5,8 @@ homography is fitted four times, swapping in the renderer's truth for one part a
 table outline and the start tile's corners as calibration finds them, the true outline with the
 found tile, the found outline with the true tile, and both true. Each fit is scored as
 ``bench/calibration.py`` scores calibration (RMS over the finished game's tile corners, mm, after
-the best rigid motion). Prints the median and the count over 1 mm per variant as JSON.
+the best rigid motion). Prints the median and the count over 1 mm per variant as JSON, and per
+palette the median and how far the found start tile's sides lie outside the true ones.
 """
 
 from __future__ import annotations
@@ -47,11 +48,31 @@ def scene_errors(seed: int, size) -> dict:
 
     return {
         "seed": seed,
+        "palette": ("winter", "summer")[seed % 2],  # as bench/calibration.py draws them
+        "tile_side_offsets_px": side_offsets(found["tile"], true["tile"]),
         "found": rms(found["table"], found["tile"]),
         "true outline": rms(true["table"], found["tile"]),
         "true tile": rms(found["table"], true["tile"]),
         "both true": rms(true["table"], true["tile"]),
     }
+
+
+def side_offsets(found: np.ndarray, true: np.ndarray) -> list[float]:
+    """How far each side of the found tile lies outside the true one (pixels, negative inside),
+    at the side's middle: a rim printed along the tile's edge pulls every side in."""
+    k = min(range(4), key=lambda r: float(np.linalg.norm(np.roll(found, r, axis=0) - true)))
+    found = np.roll(found, k, axis=0)
+    centre = true.mean(axis=0)
+    out = []
+    for i in range(4):
+        a, b = true[i], true[(i + 1) % 4]
+        d = (b - a) / np.linalg.norm(b - a)
+        normal = np.array([d[1], -d[0]])
+        if np.dot((a + b) / 2 - centre, normal) < 0:
+            normal = -normal
+        moved = (found[i] + found[(i + 1) % 4]) / 2 - (a + b) / 2
+        out.append(round(float(np.dot(moved, normal)), 3))
+    return out
 
 
 def main(argv=None) -> int:
@@ -76,6 +97,15 @@ def main(argv=None) -> int:
             "median_mm": round(float(np.median(values)), 2),
             "scenes_over_1mm": int((values > 1.0).sum()),
         }
+    for palette in ("winter", "summer"):
+        mine = [r for r in ok if r["palette"] == palette]
+        if mine:
+            offsets = np.concatenate([r["tile_side_offsets_px"] for r in mine])
+            summary[palette] = {
+                "scenes": len(mine),
+                "found_median_mm": round(float(np.median([r["found"] for r in mine])), 2),
+                "tile_side_offset_px_median": round(float(np.median(offsets)), 3),
+            }
     print(json.dumps(summary, indent=1))
     return 0
 

@@ -338,8 +338,8 @@ class _Dump:
         shown += [] if laid in shown else [laid]
         line = {
             "picture": f"{stem}.png",
-            "laid": f"{truth.tile} {truth.rotation}",
-            "read": f"{read.tile} {read.rotation}",
+            "laid": _reading(truth),
+            "read": _reading(read),
             "asked because": list(doubts),
             "options": [
                 {
@@ -352,6 +352,12 @@ class _Dump:
         }
         with open(folder / "mistakes.jsonl", "a", encoding="utf-8") as fh:
             fh.write(json.dumps(line) + "\n")
+
+
+def _reading(turn) -> str:
+    """A turn in a few words: ``"M 90"``, ``"M 90, follower N"``."""
+    follower = f", follower {turn.meeple}" if turn.meeple else ""
+    return f"{turn.tile} {turn.rotation}{follower}"
 
 
 class _Session:

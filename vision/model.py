@@ -49,14 +49,11 @@ class AppearanceModel:
         tile: str,
         rotation: int,
         keep: np.ndarray | None = None,
-        contrast: np.ndarray | None = None,
     ) -> float | None:
         """Mean squared distance between ``feats`` (:func:`features` of a north-up crop, at this
         model's size) and the nearest sample of ``tile`` turned to ``rotation``, over the pixels
         ``keep`` allows (a follower on the tile is no evidence of the art under it), each side
-        re-centred on those pixels, the samples' channels scaled by ``contrast`` (what the
-        camera keeps of the art's contrast: :func:`contrast_of`). None when the model holds no
-        sample of the tile."""
+        re-centred on those pixels. None when the model holds no sample of the tile."""
         turned = self._turned(tile, (rotation // 90) % 4)
         if turned is None:
             return None
@@ -68,25 +65,7 @@ class AppearanceModel:
         x = x - x.mean(axis=0)
         t = turned[:, keep]  # samples x pixels x 3
         t = t - t.mean(axis=1, keepdims=True)
-        if contrast is not None:
-            t = t * contrast
         return float(((t - x) ** 2).sum(axis=2).mean(axis=1).min())
-
-    def contrast_of(
-        self, feats: np.ndarray, tile: str, rotation: int, keep: np.ndarray | None = None
-    ) -> np.ndarray | None:
-        """Per channel, the share of the art's contrast that ``feats`` shows, ``tile`` known
-        to lie there at ``rotation`` (the least-squares gain from its first sample to the
-        view); None when the model has no sample of it. A camera blurs the art: on the
-        synthetic table at 1080p about two thirds are left."""
-        turned = self._turned(tile, (rotation // 90) % 4)
-        if turned is None:
-            return None
-        if keep is None:
-            keep = np.ones(feats.shape[:2], bool)
-        x = feats[keep] - feats[keep].mean(axis=0)
-        t = turned[0][keep] - turned[0][keep].mean(axis=0)
-        return (x * t).sum(axis=0) / np.maximum((t * t).sum(axis=0), 1e-6)
 
     def twin_distances(
         self, feats: np.ndarray, a: str, b: str, rotation: int, keep=None, contrast: float = 12.0

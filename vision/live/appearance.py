@@ -172,7 +172,6 @@ class ScorerConfig:
     # weight of the model's pennant-twin test: the cell against both twins' art only where
     # they differ (vision.model.AppearanceModel.twin_distances)
     reference_twin_weight: float = 0.3
-    reference_learn_contrast: bool = True  # scale the model to the camera's contrast
     reference_scale: float = 100.0  # squared Lab distance that costs one unit of score
     reference_contrast: float = 12.0  # Lab distance at which two tiles' art counts as different
     reference_inset: float = 0.02  # part of the cell trimmed for it (the gap: the tile's border
@@ -224,8 +223,6 @@ class TerrainScorer:
             w: ([], []) for w in LIGHTNESS
         }
         self._lightness: float | None = None  # see lightness()
-        self.contrast_seen: list[np.ndarray] = []  # see reference_contrast()
-        self._contrast: np.ndarray | None = None
         # pennants are small blue-and-white shields in every edition: a prior until seen
         for colour, weight in ((PENNANT_BLUE, 0.7), (PENNANT_WHITE, 0.3)):
             self.counts[PENNANT] += weight * self._shades_prior(colour, self.config.pennant_prior)
@@ -546,16 +543,6 @@ class TerrainScorer:
         mine, theirs = (first, second) if tile.id < twin else (second, first)
         return self.config.reference_twin_weight * (theirs - mine) / (theirs + mine + 1e-6)
 
-    def reference_contrast(self) -> np.ndarray | None:
-        """What the camera keeps of the model's contrast, per channel: the median over the
-        tiles confirmed here (:meth:`AppearanceModel.contrast_of`); None (all of it) until a
-        few have been."""
-        if not self.config.reference_learn_contrast or len(self.contrast_seen) < 3:
-            return None
-        if self._contrast is None:
-            self._contrast = np.median(self.contrast_seen, axis=0)
-        return self._contrast
-
     def _reference_keep(self, ignore) -> np.ndarray | None:
         """The crop's follower mask carried over to the model's frame (less trimmed, another
         size): the pixels there that show the tile. None when nothing is hidden."""
@@ -589,13 +576,10 @@ class TerrainScorer:
     def _reference_cost(self, reference, tile: TileType, rotation: int) -> float:
         feats, keep, memo = reference
         model = self.reference
-        contrast = self.reference_contrast()
-        distance = model.distance(feats, tile.id, rotation, keep, contrast)
+        distance = model.distance(feats, tile.id, rotation, keep)
         if distance is None:  # a type the model lacks: as far as the farthest type it holds
             if "missing" not in memo:
-                memo["missing"] = max(
-                    model.distance(feats, t, 0, keep, contrast) for t in model.templates
-                )
+                memo["missing"] = max(model.distance(feats, t, 0, keep) for t in model.templates)
             distance = memo["missing"]
         return self.config.reference_weight * distance / self.config.reference_scale
 
@@ -728,12 +712,6 @@ class TerrainScorer:
         crossings = self._road_crossings(cell, ignore)
         if crossings is not None:
             self.roads.learn(crossings, sides)
-        if cell is not None and self.reference is not None:
-            feats, keep_ref, _ = self._reference_features(cell, ignore)
-            contrast = self.reference.contrast_of(feats, tile.id, rotation, keep_ref)
-            if contrast is not None:
-                self.contrast_seen.append(contrast)
-                self._contrast = None
         if cell is not None and city_segments(tile):
             view = self._twin_view(cell, ignore, tile, rotation, {})
             if view is not None:

@@ -17,17 +17,15 @@ game object) restarts the tracker with the same table geometry and what it has l
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import logging
 import threading
 import time
-from functools import cache
 
 import numpy as np
 
 from meeplecam.engine import IllegalTurn
 
+from .heap import release_freed_memory, steady_heap
 from .motion import SETTLE_S
 from .observations import Amend, Commit, Question, Warning
 from .tracker import Tracker, TrackerConfig
@@ -51,6 +49,7 @@ class LiveFeed:
         settle_s: float | None = SETTLE_S,
         reference=None,
     ):
+        steady_heap()  # a feed runs for hours
         self.sink = sink
         self.source = source
         self.rectifier = rectifier
@@ -167,25 +166,6 @@ class LiveFeed:
         log.debug(
             "pushed %s in %.1f ms", type(obs).__name__, 1000 * (time.perf_counter() - started)
         )
-
-
-@cache
-def _malloc_trim():
-    """glibc's ``malloc_trim``, or None where the C library has none (macOS, musl)."""
-    name = ctypes.util.find_library("c")
-    try:
-        return ctypes.CDLL(name).malloc_trim if name else None
-    except (OSError, AttributeError):
-        return None
-
-
-def release_freed_memory() -> None:
-    """Hand freed memory back to the system. A long session decodes frames and cuts cells of
-    many sizes; glibc keeps the freed blocks in its arenas, so the process grows although
-    nothing stays alive (tracemalloc is flat). A no-op where the C library cannot do this."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
 
 
 class _NoLock:

@@ -25,6 +25,7 @@ from meeplecam.engine import (
     to_record,
 )
 
+from .heap import steady_heap
 from .motion import settle_frames_at
 from .observations import Amend, Commit, Question, Warning
 from .rectify import Rectifier, from_detection, from_truth, profile_locator
@@ -119,6 +120,7 @@ def replay(
 
     Film (a source at camera rate: a webcam's recording) settles after ``motion.SETTLE_S`` of
     stillness, as live: a hand held still for two frames of 30 was read as a tile."""
+    steady_heap()  # a recording may run for hours
     config = config or TrackerConfig()
     fps = float(getattr(frames, "fps", 0.0) or 0.0)
     settle = settle_frames_at(fps, config.motion.settle_frames)
