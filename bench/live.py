@@ -169,6 +169,9 @@ def bench_latency(
     totals = dict.fromkeys(("turns", *COUNTS), 0)
     no_question = by_cell = 0
     games = _replay_games(games_dir, count, find_table=geometry == "find")
+    if dump:  # a fresh census
+        Path(dump).mkdir(parents=True, exist_ok=True)
+        (Path(dump) / "mistakes.jsonl").write_text("")
     for name, frames, game, rectifier, expected, palette in games:
         reference = _reference(model, game, palette)
         if answers == "players":
@@ -329,13 +332,13 @@ class _Dump:
         terms = scorer.terms(crop, options, ignore, whole)
         totals = np.sum(list(terms.values()), axis=0)
         laid_tile = tracker.game.tileset[truth.tile]
-        laid = next(
+        laid = [
             i
             for i, (t, r) in enumerate(options)
             if t is laid_tile and t.canonical_rotation(r) == t.canonical_rotation(truth.rotation)
-        )
+        ]
         shown = list(np.argsort(-totals)[:5])
-        shown += [] if laid in shown else [laid]
+        shown += [i for i in laid if i not in shown]
         line = {
             "picture": f"{stem}.png",
             "laid": _reading(truth),

@@ -44,11 +44,7 @@ class AppearanceModel:
             self._turned_cache.pop((tile, quarter), None)
 
     def distance(
-        self,
-        feats: np.ndarray,
-        tile: str,
-        rotation: int,
-        keep: np.ndarray | None = None,
+        self, feats: np.ndarray, tile: str, rotation: int, keep: np.ndarray | None = None
     ) -> float | None:
         """Mean squared distance between ``feats`` (:func:`features` of a north-up crop, at this
         model's size) and the nearest sample of ``tile`` turned to ``rotation``, over the pixels

@@ -334,7 +334,8 @@ class TerrainScorer:
         """What each piece of evidence adds to each option's score, by name (one value per
         option, in order): ``terrain`` (mean log-likelihood per pixel of the option's terrain
         map), ``pennant`` (the blot and twin tests), ``template`` (types confirmed before),
-        ``reference`` (the appearance model, when there is one), ``sides`` and ``roads`` (read
+        ``reference`` and ``reference twin`` (the appearance model, when there is one: the whole
+        tile, and where pennant twins among the options differ), ``sides`` and ``roads`` (read
         from ``cell``). Only the terms that apply here are present."""
         like = self.likelihoods(crop)
         if self.config.tolerance > 1:

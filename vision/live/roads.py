@@ -13,9 +13,10 @@ A side's *crossing* is that contrast: in each of ``bands`` strips along the side
 ``size``, averaged across their depth), the colour distance of a stripe (a few widths) in the
 side's middle from the mean of either flank, whichever is smaller; then the largest such
 contrast of a stripe that runs through every band (within ``shift`` of its place: a road may be
-slanted or wavy), so beasts scattered near a side, one per band, are no road. What it measures on a road or a field side depends on the art (a grey track in
-snow, a white road in green grass), so it is weighed as evidence (:mod:`vision.live.evidence`)
-by the crossings of the sides the table has confirmed: roads against the others.
+slanted or wavy), so beasts scattered near a side, one per band, are no road. What it measures
+on a road or a field side depends on the art (a grey track in snow, a white road in green
+grass), so it is weighed as evidence (:mod:`vision.live.evidence`) by the crossings of the sides
+the table has confirmed: roads against the others.
 
 Measured on the cells of 6 games of one copy's scanned art (white table, 1920x1080, no
 profile): road sides 20.2 / 31.9 at the 5th percentile / median, field sides 6.1 / 21.4 at the

@@ -630,7 +630,6 @@ class Tracker:
         other_scores = self.scorer.score(crop, others, ignore, whole)
         unexplained = max(other_scores, default=-np.inf) - max(scores)
         self.unexplained = unexplained
-        other = others[int(np.argmax(other_scores))] if others else None
         spent_ids = {t.id for t, _ in spent}
         spent_best = max(
             (
@@ -671,20 +670,18 @@ class Tracker:
         seen = self._visible_difference(options, order, ignore)
         best = ranked[0][0]
         conf = _confidence([scores[i] for i in order])
-        doubts = tuple(
-            why
-            for why, doubt in (
-                (f"the runner-up is close ({margin:.3f})", margin < cfg.margin),
-                (f"the two best differ in {seen} px", seen < cfg.min_evidence_px),
-                (
-                    f"{other[0].id} turned {other[1]}, not allowed here, fits better "
-                    f"({unexplained:+.3f})",
-                    unexplained >= cfg.unexplained,
-                ),
-                ("a tile already played fits better", drifted),
+        doubts: tuple[str, ...] = ()
+        if margin < cfg.margin:
+            doubts += (f"the runner-up is close ({margin:.3f})",)
+        if seen < cfg.min_evidence_px:
+            doubts += (f"the two best differ in {seen} px",)
+        if unexplained >= cfg.unexplained:
+            rival, turned = others[int(np.argmax(other_scores))]
+            doubts += (
+                f"{rival.id} turned {turned}, not allowed here, fits better ({unexplained:+.3f})",
             )
-            if doubt
-        )
+        if drifted:
+            doubts += ("a tile already played fits better",)
         sure = not doubts
         if spot_doubt:
             doubts += ("the follower's spot",)

@@ -22,6 +22,16 @@ def _tracker(drawn_game, game=None):
     return Tracker(game or _fresh(drawn_game), Rectifier(drawn_game.grid_to_image))
 
 
+def _first_observation(tracker, frames):
+    """The tracker's first report on ``frames`` (exactly one)."""
+    for frame in frames:
+        out = tracker.feed(frame)
+        if out:
+            (obs,) = out
+            return obs
+    raise AssertionError("the tracker reported nothing")
+
+
 def _feed(tracker, frames):
     out = []
     for frame in frames:
@@ -184,11 +194,7 @@ def test_a_tile_the_rules_no_longer_allow_is_asked_about(drawn_game, drawn_frame
         if tile.sides == sides:
             game.remaining[tile.id] = 0
     tracker = _tracker(drawn_game, game)
-    for frame in drawn_frames:
-        out = tracker.feed(frame)
-        if out:
-            break
-    (obs,) = out
+    obs = _first_observation(tracker, drawn_frames)
     assert isinstance(obs, Question | Warning)
     assert tracker.unexplained > tracker.config.unexplained
     if isinstance(obs, Question):  # and says which tile it looks like instead
@@ -204,11 +210,7 @@ def test_a_pennant_twin_played_out_is_no_reason_to_ask(drawn_game, drawn_frames)
     assert first.tile == "S"
     game.remaining["T"] = 0
     tracker = _tracker(drawn_game, game)
-    for frame in drawn_frames:
-        out = tracker.feed(frame)
-        if out:
-            break
-    (obs,) = out
+    obs = _first_observation(tracker, drawn_frames)
     assert isinstance(obs, Commit), getattr(obs, "doubts", None)
     assert (obs.turn.tile, obs.turn.rotation) == ("S", first.rotation)
 
@@ -216,11 +218,7 @@ def test_a_pennant_twin_played_out_is_no_reason_to_ask(drawn_game, drawn_frames)
 def test_a_question_says_why_it_is_asked(drawn_game, drawn_frames):
     game = _fresh(drawn_game)
     tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), config=TrackerConfig(margin=100.0))
-    for frame in drawn_frames:
-        out = tracker.feed(frame)
-        if out:
-            break
-    (obs,) = out
+    obs = _first_observation(tracker, drawn_frames)
     assert isinstance(obs, Question)
     assert any(why.startswith("the runner-up is close") for why in obs.doubts)
 
