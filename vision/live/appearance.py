@@ -151,6 +151,7 @@ class ScorerConfig:
     follower_ratio: float = 1.5  # log-likelihood ratio a follower pixel needs over terrain
     follower_min_area: float = 0.015  # of the crop
     follower_core_px: int = 4  # pixels of a blob the colour must explain clearly
+    follower_close: int = 3  # pixels across which the bits of one figure are joined
     pennant_prior: float = 60.0  # pseudo-samples of the pennant colours before any pennant
     blur: int = 3  # Gaussian blur of the crop before reading colours
     kind_strength: float = 100.0  # samples at which a kind weighs as much as the broad model
@@ -755,6 +756,9 @@ class TerrainScorer:
         terrain = self.kind_log()[:, bins].max(axis=0)
         ratio = self.follower_log(colour)[bins] - terrain
         loose = (ratio > 0).astype(np.uint8)
+        if cfg.follower_close > 1:  # a figure lying on a city of nearly its colour comes in bits
+            k = np.ones((cfg.follower_close, cfg.follower_close), np.uint8)
+            loose = cv2.morphologyEx(loose, cv2.MORPH_CLOSE, k) & (ratio > -1.0)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(loose, connectivity=4)
         if n <= 1:
             return np.zeros(loose.shape, bool), 0.0

@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 
 from meeplecam.engine import find_tileset
-from meeplecam.vision.live.appearance import DEFAULT_COLOURS, TerrainScorer
+from meeplecam.vision.live.appearance import DEFAULT_COLOURS, ScorerConfig, TerrainScorer
 
 
 def _learned_scorer() -> TerrainScorer:
@@ -50,3 +50,30 @@ def test_no_figure_on_plain_snow_or_for_another_colour():
     crop = _snow_with_figure(red, red)
     assert scorer.follower_mask(crop, "yellow")[1] < scorer.config.follower_min_area
     assert scorer.follower_mask(crop, "red")[1] >= scorer.config.follower_min_area
+
+
+def test_a_figure_seen_in_bits_on_a_city_of_its_colour_is_one_follower():
+    """A yellow figure lying on a tan city: blurred, half its pixels look about as much like
+    the city as like the figure, and the rest do not touch (every other pixel). Joined across
+    one pixel, it is one follower; without, no bit is large enough to count."""
+    tile = find_tileset("winter")["E"]  # a city along the north side
+    tan, snow, yellow, between = (110, 170, 210), (235, 230, 225), (40, 200, 230), (50, 222, 180)
+
+    def scorer(close: int) -> tuple[TerrainScorer, np.ndarray]:
+        s = TerrainScorer(ScorerConfig(follower_close=close))
+        kinds = s._kinds(tile, 0)
+        city = np.full((*kinds.shape, 3), snow, np.uint8)
+        city[kinds != 0] = tan
+        for _ in range(3):
+            s.learn(city.copy(), tile, 0)
+        figure = city.copy()
+        for y in range(3, 11):
+            for x in range(12, 20):
+                figure[y, x] = yellow if (x + y) % 2 == 0 else between
+        return s, figure
+
+    joined, figure = scorer(close=3)
+    mask, _ = joined.follower_mask(figure, "yellow")
+    assert mask[3:11, 12:20].mean() > 0.9
+    apart, figure = scorer(close=1)
+    assert not apart.follower_mask(figure, "yellow")[0].any()
