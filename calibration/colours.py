@@ -20,7 +20,7 @@ from itertools import combinations, permutations
 import cv2
 import numpy as np
 
-from meeplecam.vision.profile import BLEED, LUMA, FollowerColour, FollowerColours, with_chroma
+from meeplecam.vision.profile import BLEED, FollowerColour, FollowerColours, chroma, with_chroma
 
 from .config import settings
 from .errors import CalibrationError
@@ -107,8 +107,7 @@ def without_table_chroma(lab: np.ndarray, local_bgr, bleed: float = BLEED) -> np
     if not 0 < bleed < 1 or not len(lab):
         return lab
     bgr = cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8)[None], cv2.COLOR_Lab2BGR)[0]
-    table = np.asarray(local_bgr, float).reshape(3)
-    table_chroma = table - table @ np.asarray(LUMA)
+    table_chroma = chroma(np.asarray(local_bgr, float).reshape(3))
     own = with_chroma(bgr.astype(float) - bleed * table_chroma, 1 / (1 - bleed))
     return to_lab(np.clip(own, 0, 255))
 

@@ -183,12 +183,17 @@ BLEED = 0.15
 LUMA = (0.114, 0.587, 0.299)  # BGR weights of a camera's luma (BT.601), what it keeps sharp
 
 
-def with_chroma(bgr, factor) -> np.ndarray:
-    """BGR colours (... x 3) with their chroma (what differs from the grey of the same luma, the
-    colour channels a camera keeps at half resolution) scaled by ``factor``."""
+def chroma(bgr) -> np.ndarray:
+    """What BGR colours (... x 3) differ from the grey of the same luma: the colour channels a
+    camera keeps at half resolution."""
     bgr = np.asarray(bgr, float)
-    luma = bgr @ np.asarray(LUMA)
-    return luma[..., None] + factor * (bgr - luma[..., None])
+    return bgr - (bgr @ np.asarray(LUMA))[..., None]
+
+
+def with_chroma(bgr, factor) -> np.ndarray:
+    """BGR colours (... x 3) with their :func:`chroma` scaled by ``factor``."""
+    bgr = np.asarray(bgr, float)
+    return bgr + (factor - 1) * chroma(bgr)
 
 
 def shades_lab(bgr, factors, glare=(0.0,), bleed=(0.0,)) -> np.ndarray:

@@ -363,7 +363,7 @@ class TerrainScorer:
             out["template"] = []
         if reference is not None:
             out["reference"] = []
-            twin_of = self._reference_twins(options) if self.config.reference_twin_weight else {}
+            twin_of = self._pennant_twins(options) if self.config.reference_twin_weight else {}
             if twin_of:
                 out["reference twin"] = []
         if profiles is not None:
@@ -428,13 +428,11 @@ class TerrainScorer:
     def _twins_pictured(self, options) -> set:
         """The options that have a pennant twin among the options and a picture of a type of
         their pair (:mod:`vision.live.twins`): the twin term decides between them."""
-        layouts: dict[tuple, set] = {}
-        for tile, rotation in options:
-            layouts.setdefault((layout(tile), rotation), set()).add(has_pennant(tile))
+        twin_of = self._pennant_twins(options)
         return {
             (tile.id, rotation)
             for tile, rotation in options
-            if len(layouts[(layout(tile), rotation)]) == 2 and self.twins.pictured_like(tile)
+            if tile.id in twin_of and self.twins.pictured_like(tile)
         }
 
     def _twin_term(self, cell, ignore, tile: TileType, rotation: int, memo: dict):
@@ -517,8 +515,9 @@ class TerrainScorer:
         return feats, self._reference_keep(ignore), {}
 
     @staticmethod
-    def _reference_twins(options) -> dict[str, str]:
-        """Each option's pennant twin among the options (tile id -> the twin's id)."""
+    def _pennant_twins(options) -> dict[str, str]:
+        """Each option's pennant twin among the options (tile id -> the twin's id): the same
+        sides and segments at the same rotation, one with a pennant."""
         alike: dict[tuple, dict[bool, str]] = {}
         for tile, rotation in options:
             alike.setdefault((layout(tile), rotation), {})[has_pennant(tile)] = tile.id
@@ -533,16 +532,15 @@ class TerrainScorer:
         if twin is None:
             return 0.0
         feats, keep, memo = reference
-        key = ("twin", *sorted((tile.id, twin)), rotation)
-        if key not in memo:
-            memo[key] = self.reference.twin_distances(
-                feats, *sorted((tile.id, twin)), rotation, keep, self.config.reference_contrast
+        pair = tuple(sorted((tile.id, twin)))
+        if ("twin", pair, rotation) not in memo:
+            memo["twin", pair, rotation] = self.reference.twin_distances(
+                feats, *pair, rotation, keep, self.config.reference_contrast
             )
-        found = memo[key]
+        found = memo["twin", pair, rotation]
         if found is None:
             return 0.0
-        first, second = found
-        mine, theirs = (first, second) if tile.id < twin else (second, first)
+        mine, theirs = found if pair[0] == tile.id else found[::-1]
         return self.config.reference_twin_weight * (theirs - mine) / (theirs + mine + 1e-6)
 
     def _reference_keep(self, ignore) -> np.ndarray | None:

@@ -619,13 +619,12 @@ class Tracker:
         # is a few pixels, so a twin whose copies are all played "fitting better" is mostly
         # the pennant test's doubt, not the table's (half of such questions on 6 games were
         # twins of the tile laid)
-        legal = {(tile.id, tile.canonical_rotation(r)) for tile, r in options}
         drawn_alike = {(layout(tile), tile.canonical_rotation(r)) for tile, r in options}
         others = [
             (t, r)
             for t in game.tileset.types.values()
             for r in t.distinct_rotations
-            if (t.id, r) not in legal and (layout(t), r) not in drawn_alike
+            if (layout(t), r) not in drawn_alike  # the options themselves are drawn alike
         ]
         other_scores = self.scorer.score(crop, others, ignore, whole)
         unexplained = max(other_scores, default=-np.inf) - max(scores)
