@@ -31,7 +31,15 @@ from pathlib import Path
 
 import numpy as np
 
-COUNTS = ("right", "questions", "wrong", "missed", "asked_right", "amends")  # per game, summed
+COUNTS = (
+    "right",
+    "questions",
+    "wrong",
+    "missed",
+    "asked_right",
+    "amends",
+    "warnings",
+)  # per game, summed
 
 
 def rss_mb() -> float:
@@ -88,7 +96,7 @@ def bench_watch(frames: int) -> dict:
 def _replay_games(games_dir: str | None, count: int, find_table: bool = False):
     """(name, frames iterator, game, rectifier, expected record, palette) per game; the
     rectifier is None with ``find_table`` (the tracker finds the table and the start tile)."""
-    from meeplecam.engine import Game, Player, find_tileset, read_record_file
+    from meeplecam.engine import Game, Player, read_record_file, record_tileset
     from meeplecam.vision.live.rectify import Rectifier
     from meeplecam.vision.live.replay import truth_rectifier
     from meeplecam.vision.live.sources import FolderSource
@@ -97,7 +105,7 @@ def _replay_games(games_dir: str | None, count: int, find_table: bool = False):
         for folder in sorted(Path(games_dir).glob("game-*"))[:count]:
             record = read_record_file(folder / "record.json")
             players = [Player(p["colour"], p["colour"]) for p in record["players"]]
-            game = Game.start(find_tileset(record.get("tileset", "winter")), players)
+            game = Game.start(record_tileset(record), players)
             truth = min((folder / "truth").glob("*.json"), default=None)
             palette = json.loads(truth.read_text())["palette"] if truth else "winter"
             yield (
@@ -120,10 +128,10 @@ def _replay_games(games_dir: str | None, count: int, find_table: bool = False):
 
 def _split(expected: dict, result) -> tuple[int, int]:
     """(turns committed wrong, questions whose best option was right)."""
-    from meeplecam.engine import find_tileset
+    from meeplecam.engine import record_tileset
     from meeplecam.vision.live.replay import _same
 
-    ts = find_tileset(expected.get("tileset", "winter"))
+    ts = record_tileset(expected)
     exp = [t for t in expected["turns"] if "discard" not in t]
     got = result.record()["turns"]
     wrong = asked_right = 0
@@ -191,6 +199,7 @@ def bench_latency(
                 "missed": 0,
                 "asked_right": asked_right,
                 "amends": result.amends,
+                "warnings": len(result.warnings),
             }
             lat = result.latencies
         for key in totals:
@@ -213,6 +222,7 @@ def bench_latency(
         "committed_wrong": totals["wrong"],
         "committed_wrong_pct": round(100 * totals["wrong"] / n, 2),
         "games_without_question": f"{no_question}/{len(per_game)}",
+        "warnings": totals["warnings"],
         "games": per_game,
     }
     out["late_followers_read"] = totals["amends"]  # none is due on the renderer's games
@@ -233,7 +243,7 @@ def _play_with_players(
     with ``dump`` each of them is written there too (see :func:`_Dump`)."""
     from meeplecam.engine import Discard, Turn
     from meeplecam.engine.record import event_to_dict, parse_event
-    from meeplecam.vision.live.observations import Amend, Commit, Question
+    from meeplecam.vision.live.observations import Amend, Commit, Question, Warning
     from meeplecam.vision.live.rectify import from_detection
     from meeplecam.vision.live.replay import _same
     from meeplecam.vision.live.tracker import Tracker
@@ -257,6 +267,10 @@ def _play_with_players(
         for obs in tracker.feed(frame):
             while done < len(events) and isinstance(events[done], Discard):
                 apply_until(done + 1)
+            if isinstance(obs, Warning):
+                tally["warnings"] += 1
+                mistakes.append({"warning": obs.text})
+                continue
             if isinstance(obs, Amend):  # the players applied the turn as laid: never due here
                 tally["amends"] += 1
                 mistakes.append({"amended": event_to_dict(game, obs.turn)})

@@ -11,7 +11,14 @@ Pure Python: no OpenCV, no Flask, no I/O beyond its own tile data and game recor
 
 from .board import Board, Bounds, Follower, IllegalPlacement
 from .game import Discard, Event, Game, IllegalStart, IllegalTurn, Player, Spot, Turn
-from .record import RecordError, load_record, read_record_file, save_record, to_record
+from .record import (
+    RecordError,
+    load_record,
+    read_record_file,
+    record_tileset,
+    save_record,
+    to_record,
+)
 from .report import format_report, laps, score_report
 from .scoring import CATEGORIES, FarmScoring, Options
 from .tiles import HALVES, ROTATIONS, SIDES, Kind, TileDefinitionError, TileType
@@ -49,6 +56,7 @@ __all__ = [
     "load_record",
     "load_tile_file",
     "read_record_file",
+    "record_tileset",
     "save_record",
     "score_report",
     "to_record",

@@ -10,7 +10,7 @@ players, turns and scores belong to :mod:`game`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .tiles import NEIGHBOUR_OFFSETS, SIDE_KINDS, Kind, Orientation, TileType
 
@@ -321,6 +321,7 @@ class Board:
                     cloister_cells=_cloister_filled_after(self, cell, cell)
                     if seg.kind is Kind.CLOISTER
                     else 0,
+                    joins=tuple(existing),
                 )
             )
         return previews
@@ -371,6 +372,9 @@ class FeaturePreview:
     open: int
     followers: tuple[Follower, ...]
     cloister_cells: int  # a cloister: filled cells of its 3x3 block
+    joins: tuple[Feature, ...] = field(
+        default=(), compare=False
+    )  # the board's features it takes in
 
     @property
     def is_complete(self) -> bool:

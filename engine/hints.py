@@ -101,6 +101,32 @@ def follower_spots(game: Game, turn: Turn) -> list[FollowerSpot]:
     return _spots(orientation, game.board.preview(turn.cell, orientation))
 
 
+def gingerbread_at(game: Game) -> tuple[Cell, int] | None:
+    """Where the Gingerbread Man stands: (cell, segment of the tile there), or None off the board."""
+    if game.gingerbread is None:
+        return None
+    for cell, placed in game.board.tiles.items():
+        if placed.node <= game.gingerbread < placed.node + len(placed.tile.segments):
+            return cell, game.gingerbread - placed.node
+    return None
+
+
+def gingerbread_moves(game: Game, turn: Turn) -> bool:
+    """Whether laying ``turn``'s tile (before it is laid) is a turn on which the Gingerbread Man
+    must move: the tile shows the icon, or it completes the city the figure stands in. (Not
+    whether a city is left for it to go to: :meth:`Game.apply` decides that.)"""
+    if not game.gingerbread_in_play:
+        return False
+    tile = game.tileset[turn.tile]
+    if tile.is_gingerbread:
+        return True
+    if game.gingerbread is None:
+        return False
+    city = game.board.feature_of_node(game.gingerbread)
+    previews = game.board.preview(turn.cell, tile.oriented(turn.rotation))
+    return any(p.is_complete and any(f is city for f in p.joins) for p in previews)
+
+
 def last_tile_follower_spots(game: Game) -> list[FollowerSpot]:
     """Where the player who laid the last tile may still put a follower on it (a correction)."""
     if not game.log or not isinstance(game.log[-1], Turn):

@@ -54,7 +54,7 @@ def load_record(
     """A game replayed from a record. ``extra_types``: a player's tile file, below ``tile_types``."""
     if record.get("format", FORMAT) != FORMAT:
         raise RecordError(f"record: format {record.get('format')!r} is not {FORMAT!r}")
-    tileset = _tileset(record, extra_types)
+    tileset = record_tileset(record, extra_types)
     players = _players(record.get("players"))
     options = _options(record.get("options") or {})
     start = _start(record.get("start"), tileset)
@@ -125,7 +125,9 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _tileset(record: Mapping, extra_types: Mapping[str, TileType] | None) -> TileSet:
+def record_tileset(record: Mapping, extra_types: Mapping[str, TileType] | None = None) -> TileSet:
+    """The tile set a record is played with: its named set, with a player's tile file and the
+    record's own ``tile_types`` (e.g. the Gingerbread Man tiles of that copy) added."""
     name = record.get("tileset", "winter")
     if not isinstance(name, str):
         raise RecordError(f"record: 'tileset' must be a name, not {name!r}")
@@ -228,7 +230,11 @@ def event_to_dict(game: Game, event: Event) -> dict:
         out["meeple"] = {"at": orientation.position_name(orientation.segment_at(event.meeple))}
     if event.gingerbread is not None:
         spot = event.gingerbread
-        placed = game.board.tiles[spot.cell].orientation
+        # the target may be the tile this very event lays (before or after it is applied)
+        on_new = spot.cell == (event.x, event.y)
+        placed = (
+            tile.oriented(event.rotation) if on_new else game.board.tiles[spot.cell].orientation
+        )
         at = placed.position_name(placed.segment_at(spot.at))
         out["gingerbread"] = {"x": spot.x, "y": spot.y, "at": at}
     return out

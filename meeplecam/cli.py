@@ -82,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"meeplecam {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (help_text, configure) in COMMANDS.items():
-        configure(sub.add_parser(name, help=help_text, description=help_text))
+        # no abbreviations: --tiles FILE must never be taken for --tileset where it is missing
+        configure(sub.add_parser(name, help=help_text, description=help_text, allow_abbrev=False))
     return parser
 
 

@@ -51,6 +51,7 @@ def _model_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--tileset", help="tile set of the model (default: winter with --art, else base)"
     )
+    p.add_argument("--tiles", metavar="FILE", help="your tile file for tiles the set leaves to you")
     p.set_defaults(handler=run_model)
 
 

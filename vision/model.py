@@ -64,17 +64,17 @@ class AppearanceModel:
         return float(((t - x) ** 2).sum(axis=2).mean(axis=1).min())
 
     def twin_distances(
-        self, feats: np.ndarray, a: str, b: str, rotation: int, keep=None, contrast: float = 12.0
+        self, feats: np.ndarray, a: tuple[str, int], b: tuple[str, int], keep=None, contrast=12.0
     ) -> tuple[float, float] | None:
-        """Where the first samples of two types drawn alike (pennant twins) differ by more
-        than ``contrast`` (Lab) at ``rotation`` and ``keep`` allows: the mean squared distance
+        """Where the first samples of two (type, rotation) drawn alike (pennant twins, a tile
+        and its icon twin) differ by more than ``contrast`` (Lab) and ``keep`` allows: the mean squared distance
         of ``feats`` from each type's nearest sample there; None when a type has no sample or
         they differ nowhere seen. Over the whole tile a shield is a few pixels of hundreds, lost
         in the noise; and a camera shows the art with less contrast than a scan (blur, light:
         about two thirds on the synthetic table), which would make a faint shield look like
         none. So each sample is first scaled, per channel, to the contrast of ``feats`` over the
         pixels where the twins agree."""
-        ta, tb = self._turned(a, (rotation // 90) % 4), self._turned(b, (rotation // 90) % 4)
+        ta, tb = (self._turned(tile, (rotation // 90) % 4) for tile, rotation in (a, b))
         if ta is None or tb is None:
             return None
         if keep is None:

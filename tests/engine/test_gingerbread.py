@@ -14,7 +14,8 @@ import sys
 import pytest
 from records import GB_TILES, breakdown, game, gingerbread_game, points, supply, turn_scores
 
-from meeplecam.engine import RecordError, load_record, score_report
+from meeplecam.engine import RecordError, Spot, Turn, hints, load_record, score_report
+from meeplecam.engine.record import event_to_dict
 
 # --- The FORMATS.md example ----------------------------------------------------------------------
 
@@ -432,3 +433,46 @@ def test_no_gingerbread_scoring_at_the_end_of_the_game():
     report = knight_in_start_city().report()
     assert breakdown(report, "red") == points(city=2)
     assert report["final_scoring"] == {"red": 2, "yellow": 0}
+
+
+# --- What a camera needs to know before the turn is laid (engine.hints) --------------------------
+
+
+def _moves(record, tile: str, x: int, y: int, rotation: int) -> bool:
+    return hints.gingerbread_moves(record.game(), Turn(tile, x, y, rotation))
+
+
+def test_an_icon_tile_moves_it_and_a_plain_tile_elsewhere_does_not():
+    record = gingerbread_game(players=["red", "yellow"]).tile("U", 1, 0, 0)
+    assert _moves(record, "GB2", 0, 1, 180)
+    assert not _moves(record, "E", 0, 1, 180)
+    assert hints.gingerbread_at(record.game()) == ((0, 0), 0)  # the start tile's city
+
+
+def test_completing_its_city_moves_it_completing_another_does_not():
+    record = six_tile_city_before_completion()
+    assert _moves(record, "F", 1, -1, 0)  # closes the start city, where it stands
+    assert not _moves(record, "N", 0, 2, 0)  # the city below the start tile stays open
+
+
+def test_a_city_closed_by_the_table_edge_counts_as_completed():
+    options = {
+        "table": {"min_x": -3, "max_x": 3, "min_y": -1, "max_y": 3},
+        "table_edge_closes": True,
+    }
+    record = gingerbread_game(players=["red", "yellow"], options=options).tile("E", 0, 1, 180)
+    assert _moves(record, "F", 0, -1, 90)
+
+
+def test_no_move_outside_the_gingerbread_set():
+    record = game(players=["red", "yellow"]).tile("U", 1, 0, 0)
+    assert not _moves(record, "F", 0, -1, 90)
+    assert hints.gingerbread_at(record.game()) is None
+
+
+def test_a_move_into_the_tile_being_laid_is_written_before_it_is_laid():
+    """The live app writes a turn it has read before the engine applies it; the figure may go
+    into the new tile's own city."""
+    before = knight_in_start_city().game()
+    turn = Turn("GB2", 0, 1, 180, gingerbread=Spot(0, 1, "S"))
+    assert event_to_dict(before, turn)["gingerbread"] == {"x": 0, "y": 1, "at": "S"}

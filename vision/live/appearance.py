@@ -48,9 +48,10 @@ from meeplecam.vision.live.twins import (
     TwinPictures,
     View,
     choose_lightness,
+    drawn_twins,
     has_pennant,
-    layout,
     north_up,
+    pennant_pair,
 )
 from meeplecam.vision.model import AppearanceModel, features
 
@@ -74,6 +75,7 @@ DEFAULT_COLOURS = {
     "white": (240, 240, 240),
     "purple": (154, 61, 106),
     "orange": (26, 122, 238),
+    "gingerbread": (42, 90, 155),  # the Gingerbread Man figure: baked brown
 }
 
 
@@ -363,7 +365,7 @@ class TerrainScorer:
             out["template"] = []
         if reference is not None:
             out["reference"] = []
-            twin_of = self._pennant_twins(options) if self.config.reference_twin_weight else {}
+            twin_of = drawn_twins(options) if self.config.reference_twin_weight else {}
             if twin_of:
                 out["reference twin"] = []
         if profiles is not None:
@@ -398,7 +400,9 @@ class TerrainScorer:
                 out["reference"].append(-self._reference_cost(reference, tile, rotation))
                 if twin_of:
                     out["reference twin"].append(
-                        self._reference_twin(reference, tile, twin_of.get(tile.id), rotation)
+                        self._reference_twin(
+                            reference, (tile.id, rotation), twin_of.get((tile.id, rotation), ())
+                        )
                     )
             sides = tile.oriented(rotation).sides
             if profiles is not None:
@@ -415,31 +419,32 @@ class TerrainScorer:
         their own: O's template would take every P)."""
         if not self.config.template_weight:
             return set()
-        layouts: dict[tuple, list] = {}
-        for tile, rotation in options:
-            layouts.setdefault((layout(tile), rotation), []).append((tile.id, rotation))
+        twin_of = drawn_twins(options)
         return {
-            option
-            for alike in layouts.values()
-            if all(tile_id in self.templates for tile_id, _ in alike)
-            for option in alike
+            (tile.id, rotation)
+            for tile, rotation in options
+            if tile.id in self.templates
+            and all(t.id in self.templates for t, _ in twin_of.get((tile.id, rotation), ()))
         }
 
     def _twins_pictured(self, options) -> set:
         """The options that have a pennant twin among the options and a picture of a type of
         their pair (:mod:`vision.live.twins`): the twin term decides between them."""
-        twin_of = self._pennant_twins(options)
+        twin_of = drawn_twins(options)
         return {
             (tile.id, rotation)
             for tile, rotation in options
-            if tile.id in twin_of and self.twins.pictured_like(tile)
+            if any(
+                has_pennant(t) != has_pennant(tile) for t, _ in twin_of.get((tile.id, rotation), ())
+            )
+            and self.twins.pictured_like(tile)
         }
 
     def _twin_term(self, cell, ignore, tile: TileType, rotation: int, memo: dict):
         """+ for an option with a pennant where the cell differs from its twins' pictures as
         a shield would, - for the plain one; None when the cell shows too little of the city.
         ``memo`` keeps the cell's Lab and each pair's evidence across the options of one cell."""
-        key = (layout(tile), rotation)
+        key = (pennant_pair(tile), rotation)
         if key not in memo:
             view = self._twin_view(cell, ignore, tile, rotation, memo)
             evidence = (
@@ -514,34 +519,24 @@ class TerrainScorer:
         feats = features(cell[d : h - d, d : w - d], self.reference.size)
         return feats, self._reference_keep(ignore), {}
 
-    @staticmethod
-    def _pennant_twins(options) -> dict[str, str]:
-        """Each option's pennant twin among the options (tile id -> the twin's id): the same
-        sides and segments at the same rotation, one with a pennant."""
-        alike: dict[tuple, dict[bool, str]] = {}
-        for tile, rotation in options:
-            alike.setdefault((layout(tile), rotation), {})[has_pennant(tile)] = tile.id
-        return {
-            pair[p]: pair[not p] for pair in alike.values() if len(pair) == 2 for p in (True, False)
-        }
-
-    def _reference_twin(self, reference, tile: TileType, twin: str | None, rotation: int) -> float:
-        """+ (up to ``reference_twin_weight``) for an option whose art the cell matches better
-        than its pennant twin's where the two are drawn differently (the shield), - for the
-        other; 0 without a twin or where the model cannot tell them."""
-        if twin is None:
-            return 0.0
+    def _reference_twin(self, reference, option: tuple[str, int], twins) -> float:
+        """+ (up to ``reference_twin_weight``) for an option (id, rotation) whose art the cell
+        matches better than each of its ``twins``' (tile, rotation) where the two are drawn
+        differently (the shield, the icon), - for the others (the worst of its pairs); 0
+        without a twin or where the model cannot tell."""
         feats, keep, memo = reference
-        pair = tuple(sorted((tile.id, twin)))
-        if ("twin", pair, rotation) not in memo:
-            memo["twin", pair, rotation] = self.reference.twin_distances(
-                feats, *pair, rotation, keep, self.config.reference_contrast
-            )
-        found = memo["twin", pair, rotation]
-        if found is None:
-            return 0.0
-        mine, theirs = found if pair[0] == tile.id else found[::-1]
-        return self.config.reference_twin_weight * (theirs - mine) / (theirs + mine + 1e-6)
+        terms = []
+        for tile, rotation in twins:
+            pair = tuple(sorted((option, (tile.id, rotation))))
+            if ("twin", pair) not in memo:
+                memo["twin", pair] = self.reference.twin_distances(
+                    feats, *pair, keep, self.config.reference_contrast
+                )
+            found = memo["twin", pair]
+            if found is not None:
+                mine, theirs = found if pair[0] == option else found[::-1]
+                terms.append((theirs - mine) / (theirs + mine + 1e-6))
+        return self.config.reference_twin_weight * min(terms, default=0.0)
 
     def _reference_keep(self, ignore) -> np.ndarray | None:
         """The crop's follower mask carried over to the model's frame (less trimmed, another
@@ -742,20 +737,34 @@ class TerrainScorer:
         self._follower_log.pop(colour, None)
 
     # --- followers ----------------------------------------------------------------------------
-    def follower_mask(self, crop: np.ndarray, colour: str) -> tuple[np.ndarray, float]:
+    def follower_mask(
+        self,
+        crop: np.ndarray,
+        colour: str,
+        rivals: Sequence[str] = (),
+        within: np.ndarray | None = None,
+        close: int | None = None,
+    ) -> tuple[np.ndarray, float]:
         """Pixels of a follower of ``colour`` in a prepared crop (largest blob) and its area.
-        A blob is what the colour explains better than any terrain, grown from a core it explains
-        clearly (``follower_ratio``): a figure's shaded side is dimmer than its lit one, and a
-        hard threshold alone breaks it into specks too small to count."""
+        A blob is what the colour explains better than any terrain (and than the figure colours
+        ``rivals``), grown from a core it explains clearly (``follower_ratio``): a figure's
+        shaded side is dimmer than its lit one, and a hard threshold alone breaks it into specks
+        too small to count. ``within``: where on the crop the figure may be (e.g. what changed);
+        ``close``: the joining kernel, ``follower_close`` unless given."""
         import cv2
 
         cfg = self.config
         bins = lab_bins(crop)
-        terrain = self.kind_log()[:, bins].max(axis=0)
-        ratio = self.follower_log(colour)[bins] - terrain
+        other = self.kind_log()[:, bins].max(axis=0)
+        for rival in rivals:
+            other = np.maximum(other, self.follower_log(rival)[bins])
+        ratio = self.follower_log(colour)[bins] - other
+        if within is not None:
+            ratio = np.where(within, ratio, -np.inf)
         loose = (ratio > 0).astype(np.uint8)
-        if cfg.follower_close > 1:  # a figure lying on a city of nearly its colour comes in bits
-            k = np.ones((cfg.follower_close, cfg.follower_close), np.uint8)
+        close = cfg.follower_close if close is None else close
+        if close > 1:  # a figure lying on a city of nearly its colour comes in bits
+            k = np.ones((close, close), np.uint8)
             loose = cv2.morphologyEx(loose, cv2.MORPH_CLOSE, k) & (ratio > -1.0)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(loose, connectivity=4)
         if n <= 1:

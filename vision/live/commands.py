@@ -25,6 +25,11 @@ def _parser(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--tileset", default="winter", help="base, winter or winter+gingerbread")
     p.add_argument(
+        "--tiles",
+        metavar="FILE",
+        help="your tile file for tiles the set leaves to you (the Gingerbread Man tiles)",
+    )
+    p.add_argument(
         "--profile",
         metavar="FILE",
         help="calibration profile (table geometry, follower colours, tile appearance)",
@@ -41,7 +46,7 @@ def _parser(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from meeplecam.engine import IllegalStart, TileSetError
+    from meeplecam.engine import IllegalStart, TileDefinitionError, TileSetError, load_tile_file
     from meeplecam.vision.errors import VisionError
 
     from .replay import run_replay
@@ -53,10 +58,19 @@ def run(args: argparse.Namespace) -> int:
         if args.config:
             with open(args.config, encoding="utf-8") as f:
                 config = TrackerConfig.from_dict(json.load(f))
+        own = load_tile_file(args.tiles) if args.tiles else None
         result = run_replay(
-            args.source, players, args.tileset, args.profile, args.debug, config, args.model
+            args.source, players, args.tileset, args.profile, args.debug, config, args.model, own
         )
-    except (VisionError, IllegalStart, TileSetError, OSError, KeyError, ValueError) as exc:
+    except (
+        VisionError,
+        IllegalStart,
+        TileSetError,
+        TileDefinitionError,
+        OSError,
+        KeyError,
+        ValueError,
+    ) as exc:
         print(f"meeplecam replay: {exc}", file=sys.stderr)
         return 1
     record = result.record()

@@ -59,9 +59,10 @@ class Warning:  # the name the web UI and the brief use (shadows the builtin: se
 
 @dataclass(frozen=True)
 class Amend:
-    """A follower laid on the last tile after the table had settled with the tile alone (a
-    player thinking over where to put one): turn ``index`` (0-based, in the game's log) is
-    ``turn``, the tile as read with the follower on its likeliest legal spot."""
+    """A follower laid on the last tile, or the Gingerbread Man moved, after the table had
+    settled with the tile alone (a player thinking it over): turn ``index`` (0-based, in the
+    game's log) is ``turn``, read again with the follower on its likeliest legal spot, or with
+    the figure's move (and the icon tile it implies)."""
 
     index: int
     turn: Turn

@@ -20,7 +20,9 @@ from meeplecam.engine import (
     Game,
     IllegalTurn,
     Player,
+    TileType,
     find_tileset,
+    record_tileset,
     score_report,
     to_record,
 )
@@ -235,9 +237,12 @@ def run_replay(
     debug: str | None = None,
     config: TrackerConfig | None = None,
     model: str | None = None,
+    own_tiles: dict[str, TileType] | None = None,
 ) -> ReplayResult:
+    """The live loop over a recording (see ``meeplecam replay``); ``own_tiles``: the player's
+    tile file (types the set leaves to them, e.g. the Gingerbread Man tiles)."""
     config = config or TrackerConfig()
-    game = Game.start(find_tileset(tileset), [Player(c, c) for c in players])
+    game = Game.start(find_tileset(tileset, own_tiles), [Player(c, c) for c in players])
     path = Path(source)
     if path.is_dir():
         path = frames_folder(path)
@@ -286,7 +291,7 @@ def _debug_writer(folder: Path):
 def compare(expected: dict, got: dict) -> tuple[int, int, list[str]]:
     """(right, total, differences) turn by turn (cell, tile, rotation as the engine places it,
     follower segment; the follower's colour follows from the turn order)."""
-    ts = find_tileset(expected.get("tileset", "winter"))
+    ts = record_tileset(expected)
     exp = [t for t in expected["turns"] if "discard" not in t]
     out = [t for t in got["turns"] if "discard" not in t]
     right = 0
@@ -304,7 +309,7 @@ def compare_by_cell(expected: dict, got: dict) -> tuple[int, int]:
     """(right, total) matching turns by cell rather than by position in the log, so one missed
     or extra turn counts once instead of shifting every later turn (a diagnostic: the follower's
     owner still follows from the order, which only :func:`compare` checks)."""
-    ts = find_tileset(expected.get("tileset", "winter"))
+    ts = record_tileset(expected)
     exp = [t for t in expected["turns"] if "discard" not in t]
     out = {(t["x"], t["y"]): t for t in got["turns"] if "discard" not in t}
     right = sum(1 for e in exp if (e["x"], e["y"]) in out and _same(ts, e, out[(e["x"], e["y"])]))
@@ -316,6 +321,8 @@ def _same(ts, a: dict, b: dict) -> bool:
         return False
     tile = ts[a["tile"]]
     if tile.canonical_rotation(a["rotation"]) != tile.canonical_rotation(b["rotation"]):
+        return False
+    if a.get("gingerbread") != b.get("gingerbread"):  # both name the city's tile and segment
         return False
     ma, mb = a.get("meeple"), b.get("meeple")
     if (ma is None) != (mb is None):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -36,7 +37,7 @@ from .diff import Look, board_looks, cell_changes, changed_pixels
 from .motion import Motion, MotionConfig, MotionGate
 from .observations import Amend, Commit, Observation, Question, Warning
 from .rectify import Board, Rectifier, Window
-from .twins import layout
+from .twins import laid_layout
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,13 @@ class TrackerConfig:
     unexplained: float = 0.03  # a tile the rules forbid here may fit better by at most this
     spent_margin: float = 0.02  # ... and a tile whose every copy is played, by at most this
     bag_prior: float = 0.0  # weight of log(copies left) in an option's score (off: hurt)
+    # taken from an option that would not move the Gingerbread Man when the figure was seen to
+    # move (the icon is a few pixels, the figure a clear blob), and from one that would move it
+    # when it was not seen to (less: a small figure on a city of its colour may go unseen, and
+    # players may move it after the table settled)
+    gingerbread_moved: float = 1.0
+    gingerbread_unmoved: float = 0.05
+    gingerbread_close: int = 5  # the figure's arms and legs are a pixel or two: join them
 
     @classmethod
     def from_dict(cls, data: dict) -> TrackerConfig:
@@ -120,6 +128,17 @@ class TrackerConfig:
             else:
                 raise KeyError(f"unknown tracker setting {key!r}")
         return cfg
+
+
+GINGERBREAD = "gingerbread"  # the figure's colour name (DEFAULT_COLOURS, or a profile's)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure seen on the table: its cell and its pixels on that cell's scorer crop."""
+
+    cell: tuple[int, int]
+    mask: np.ndarray
 
 
 @dataclass
@@ -320,10 +339,11 @@ class Tracker:
         else:
             self.last_warning = None
         if not changes.new_tiles:
-            amend = self._late_follower(board, changes)
+            amend = self._late_follower(board, changes) or self._late_gingerbread(board)
             if amend is not None:
                 self._emit(amend)
-                self.baseline[amend.turn.cell] = self._look(board, amend.turn.cell)
+                for c in {amend.turn.cell, *changes.small}:  # the figures it explains
+                    self.baseline[c] = self._look(board, c)
             self.status = "watching"
             return S.WATCHING
         (cell,) = changes.new_tiles
@@ -580,10 +600,65 @@ class Tracker:
         mask, _ = self.scorer.follower_mask(crop, game.players[game.current].colour)
         if not mask.any():
             return None, None
+
+        return mask, self._guarded(mask)
+
+    def _guarded(self, mask: np.ndarray) -> np.ndarray:
+        """A figure's pixels grown by ``follower_guard``: what the tile terms leave out."""
         import cv2
 
         k = self.config.follower_guard
-        return mask, cv2.dilate(mask.astype(np.uint8), np.ones((k, k), np.uint8)) > 0
+        return cv2.dilate(mask.astype(np.uint8), np.ones((k, k), np.uint8)) > 0
+
+    def _changed_on_crop(self, board: Board, cell: tuple[int, int]) -> np.ndarray:
+        """Where a cell changed since its baseline, on its scorer crop (the diff's inset ring,
+        which the diff does not see, counts as changed)."""
+        cfg = self.config
+        before, now = self.baseline[cell], self._look(board, cell)
+        p, d = board.cell_px, round(board.cell_px * cfg.diff_inset)
+        full = np.ones((p, p), np.uint8)
+        full[d : p - d, d : p - d] = changed_pixels(before.lab, now.lab, cfg.diff_threshold)
+        return self.scorer.prepare(full) > 0
+
+    def _gingerbread_disagreement(self, turn: Turn, figure: Figure | None) -> float:
+        """What an option loses when its Gingerbread Man move (or none) disagrees with the
+        figure seen (or not seen) to move (see ``gingerbread_moved``)."""
+        moves = engine_hints.gingerbread_moves(self.game, turn)
+        if figure is not None:
+            return 0.0 if moves else self.config.gingerbread_moved
+        return self.config.gingerbread_unmoved if moves else 0.0
+
+    def _gingerbread_seen(
+        self, board: Board, cell: tuple[int, int] | None, follower: np.ndarray | None
+    ) -> Figure | None:
+        """Where the Gingerbread Man figure stands now if it moved this turn: of the cells that
+        changed (the new tile's at ``cell``, if any, less its ``follower``'s pixels, and placed
+        tiles' that changed a little), the one that shows most of the figure's colour; the cell
+        it stood on is left out (it left there). None when it did not move, or in a game
+        without it."""
+        game = self.game
+        if not game.gingerbread_in_play:
+            return None
+        stood = engine_hints.gingerbread_at(game)
+        changed = self.last_changes.small if self.last_changes is not None else []
+        colours = [p.colour for p in game.players]
+        cfg = self.config
+        best: tuple[float, Figure] | None = None
+        for c in dict.fromkeys([cell, *changed] if cell is not None else changed):
+            if (stood is not None and c == stood[0]) or (c != cell and c not in game.board.tiles):
+                continue
+            crop = self.scorer.prepare(board.cell(*c))
+            # on a placed tile only what changed: houses on a city are about its colour
+            if c == cell:
+                within = None if follower is None else ~follower
+            else:
+                within = self._changed_on_crop(board, c)
+            mask, area = self.scorer.follower_mask(
+                crop, GINGERBREAD, colours, within, cfg.gingerbread_close
+            )
+            if mask.any() and (best is None or area > best[0]):
+                best = (area, Figure(c, mask))
+        return None if best is None else best[1]
 
     def _decode_tile(self, board: Board, cell: tuple[int, int]) -> Observation:
         game = self.game
@@ -611,7 +686,16 @@ class Tracker:
                 text += f"; it looks like {tile.id} turned {r}: {self._suspect(tile.id)}"
             return Warning(text, picture)
         follower, ignore = self.follower_on(crop)
+        figure = self._gingerbread_seen(board, cell, ignore)
+        if figure is not None and figure.cell == cell:  # it came to this tile: not the art
+            hidden = self._guarded(figure.mask)
+            ignore = hidden if ignore is None else ignore | hidden
         scores = self.scorer.score(crop, options, ignore, whole)
+        if game.gingerbread_in_play:
+            scores = [
+                s - self._gingerbread_disagreement(Turn(t.id, *cell, r), figure)
+                for s, (t, r) in zip(scores, options, strict=True)
+            ]
         # what the picture looks like with the rules set aside: when some tile the rules do not
         # allow here fits far better than every option, the table disagrees with the game (an
         # earlier turn read wrong, a tile the bag no longer holds): ask rather than commit.
@@ -619,12 +703,12 @@ class Tracker:
         # is a few pixels, so a twin whose copies are all played "fitting better" is mostly
         # the pennant test's doubt, not the table's (half of such questions on 6 games were
         # twins of the tile laid)
-        drawn_alike = {(layout(tile), tile.canonical_rotation(r)) for tile, r in options}
+        drawn_alike = {laid_layout(tile, r) for tile, r in options}
         others = [
             (t, r)
             for t in game.tileset.types.values()
             for r in t.distinct_rotations
-            if (layout(t), r) not in drawn_alike  # the options themselves are drawn alike
+            if laid_layout(t, r) not in drawn_alike  # the options themselves are drawn alike
         ]
         other_scores = self.scorer.score(crop, others, ignore, whole)
         unexplained = max(other_scores, default=-np.inf) - max(scores)
@@ -654,7 +738,7 @@ class Tracker:
         spot_doubt = False
         for i in order[: cfg.max_options]:
             tile, rotation = options[i]
-            turns = self._turns_for(tile, rotation, cell, follower)
+            turns = self._turns_for(tile, rotation, cell, follower, figure=figure)
             if len(turns) > 1:
                 spot_doubt = spot_doubt or i == order[0]
             for j, turn in enumerate(turns):
@@ -742,6 +826,40 @@ class Tracker:
             return None
         return Amend(len(game.log) - 1, turn, self._crop_picture(board, last.cell))
 
+    def _late_gingerbread(self, board: Board) -> Amend | None:
+        """The Gingerbread Man moved after the table settled with the last tile: the figure
+        now stands in another city (on a placed tile that changed a little). The last turn is
+        read again with the move, its tile or the icon tile that lies like it (the icon is a
+        few pixels; the figure's move says the tile had one), whichever the rules let move it."""
+        game = self.game
+        last = game.log[-1] if game.log else None
+        if not game.gingerbread_in_play or not isinstance(last, Turn):
+            return None
+        figure = self._gingerbread_seen(board, None, None)
+        if figure is None:
+            return None
+        before = Game.start(
+            game.tileset, game.players, game.options, game.start_turn, game.log[:-1]
+        )
+        lies = laid_layout(game.tileset[last.tile], last.rotation)
+        readings = [(last.tile, last.rotation)] + [
+            (tile.id, r)
+            for tile in game.tileset.types.values()
+            if tile.id != last.tile and before.remaining.get(tile.id, 0) > 0
+            for r in tile.distinct_rotations
+            if laid_layout(tile, r) == lies
+        ]
+        for tile_id, rotation in readings:
+            turn = Turn(tile_id, last.x, last.y, rotation, last.meeple)
+            if not engine_hints.gingerbread_moves(before, turn):
+                continue
+            moved = self._with_gingerbread(before, turn, figure)
+            if moved == last:
+                return None
+            if moved.gingerbread is not None:
+                return Amend(len(game.log) - 1, moved, self._crop_picture(board, figure.cell))
+        return None
+
     def _suspect(self, tile_id: str) -> str:
         """Which earlier turn probably used up the last copy of ``tile_id``: the copy on the
         table whose reading was least sure (a tile entered by hand or the start tile counts as
@@ -765,22 +883,36 @@ class Tracker:
             return 1 << 30
         return self.scorer.visible_difference(options[order[0]], options[order[1]], ignore)
 
-    def _turns_for(self, tile, rotation, cell, follower, game: Game | None = None) -> list[Turn]:
+    def _turns_for(
+        self, tile, rotation, cell, follower, game: Game | None = None, figure: Figure | None = None
+    ) -> list[Turn]:
         """The turn(s) an option stands for: with the follower on the likeliest legal spot (two
-        turns when two spots are about as likely), plus a Gingerbread Man move when one is due.
-        ``game``: the game the turn is laid in (the tracker's, unless a turn is read again)."""
+        turns when two spots are about as likely), plus a Gingerbread Man move when one is due
+        (to the city under the ``figure`` seen, when it was). ``game``: the game the turn is
+        laid in (the tracker's, unless a turn is read again)."""
+        game = game or self.game
         x, y = cell
         base = Turn(tile.id, x, y, rotation)
-        if follower is None:
-            return [self._with_gingerbread(base)]
-        spots = engine_hints.follower_spots(game or self.game, base)
+        spots = engine_hints.follower_spots(game, base) if follower is not None else []
         if not spots:
-            return [self._with_gingerbread(base)]
-        ys, xs = np.nonzero(follower)
-        size = follower.shape[0]
+            return [self._with_gingerbread(game, base, figure)]
+        costs = self._segment_costs(tile, rotation, follower, [s.segment for s in spots])
+        order = sorted(range(len(spots)), key=lambda i: costs[i])
+        close = len(order) > 1 and costs[order[1]] - costs[order[0]] < self.config.spot_ambiguity
+        return [
+            self._with_gingerbread(game, Turn(tile.id, x, y, rotation, spots[i].at), figure)
+            for i in order[: 2 if close else 1]
+        ]
+
+    def _segment_costs(self, tile, rotation, mask: np.ndarray, segments) -> list[float]:
+        """How far a figure (``mask`` on a scorer crop) stands from each of ``segments`` of
+        ``tile`` at ``rotation``, in tile units: from its base point to the segment's region,
+        plus a little to the segment's anchor (where a figure is put on it)."""
+        ys, xs = np.nonzero(mask)
+        size = mask.shape[0]
         inset = self.config.scorer.inset
-        # follower base point in tile units: the lower part of the blob (a standing figure seen
-        # from the south leans north in the top-down image), centroid for a flat one
+        # the base point: the lower part of the blob (a standing figure seen from the south
+        # leans north in the top-down image), the centroid for a flat one
         low = ys >= np.percentile(ys, 50)
         bx = (xs[low].mean() + 0.5) / size * (1 - 2 * inset) + inset
         by = (ys[low].mean() + 0.5) / size * (1 - 2 * inset) + inset
@@ -788,45 +920,58 @@ class Tracker:
         _, labels = kind_map(tile, rotation, full)
         anchors = anchor_points(tile, rotation)
         costs = []
-        for spot in spots:
-            region = np.argwhere(labels == spot.segment)
+        for segment in segments:
+            region = np.argwhere(labels == segment)
             if len(region):
                 pts = (region[:, ::-1] + 0.5) / full
                 d_region = float(np.min(np.hypot(pts[:, 0] - bx, pts[:, 1] - by)))
             else:
                 d_region = 1.0
-            ax, ay = anchors.get(spot.segment, (0.5, 0.5))
+            ax, ay = anchors.get(segment, (0.5, 0.5))
             costs.append(d_region + 0.3 * float(np.hypot(ax - bx, ay - by)))
-        order = sorted(range(len(spots)), key=lambda i: costs[i])
-        turns = [self._with_gingerbread(Turn(tile.id, x, y, rotation, spots[order[0]].at))]
-        if len(order) > 1 and costs[order[1]] - costs[order[0]] < self.config.spot_ambiguity:
-            turns.append(self._with_gingerbread(Turn(tile.id, x, y, rotation, spots[order[1]].at)))
-        return turns
+        return costs
 
-    def _with_gingerbread(self, turn: Turn) -> Turn:
-        """Gingerbread Man: its figure is not read yet; when a move is due, take the first
-        unfinished city the rules allow (the players correct it on the page)."""
-        game = self.game
-        if not game.gingerbread_in_play:
+    def _with_gingerbread(self, game: Game, turn: Turn, figure: Figure | None) -> Turn:
+        """``turn`` (to be laid in ``game``) with the Gingerbread Man's move when one is due:
+        to the city under the ``figure`` seen (the nearest city of its cell the rules allow),
+        else the first unfinished city the rules allow (the players correct it on the page)."""
+        if not engine_hints.gingerbread_moves(game, turn):
             return turn
         trial = Game.start(game.tileset, game.players, game.options, game.start_turn, game.log)
         try:
-            trial.apply(turn)
+            trial.apply(turn)  # no city left for it to go to: it stays
             return turn
         except IllegalTurn:
             pass
-        for cell, placed in [*game.board.tiles.items()]:
-            for index, seg in enumerate(placed.tile.segments):
-                if seg.kind is not Kind.CITY:
-                    continue
-                spot = Spot(cell[0], cell[1], placed.orientation.position_name(index))
-                candidate = Turn(turn.tile, turn.x, turn.y, turn.rotation, turn.meeple, None, spot)
-                try:
-                    trial.apply(candidate)
-                    return candidate
-                except IllegalTurn:
-                    continue
+        for candidate in self._gingerbread_targets(game, turn, figure):
+            try:
+                trial.apply(candidate)
+                return candidate
+            except IllegalTurn:
+                continue
         return turn
+
+    def _gingerbread_targets(self, game: Game, turn: Turn, figure: Figure | None) -> Iterator[Turn]:
+        """``turn`` with each city spot the Gingerbread Man could be moved to: those of the
+        cell the ``figure`` stands on first, nearest first; then every other city."""
+        tiles = {cell: (p.tile, p.rotation) for cell, p in game.board.tiles.items()}
+        tiles[turn.cell] = (game.tileset[turn.tile], turn.rotation)
+        first: list[tuple[tuple[int, int], int]] = []
+        if figure is not None:
+            tile, rotation = tiles[figure.cell]
+            cities = [i for i, g in enumerate(tile.segments) if g.kind is Kind.CITY]
+            costs = self._segment_costs(tile, rotation, figure.mask, cities) if cities else []
+            first = [(figure.cell, cities[i]) for i in np.argsort(costs)]
+        rest = [
+            (cell, index)
+            for cell, (tile, _) in tiles.items()
+            for index, seg in enumerate(tile.segments)
+            if seg.kind is Kind.CITY and (cell, index) not in first
+        ]
+        for cell, index in first + rest:
+            tile, rotation = tiles[cell]
+            at = tile.oriented(rotation).position_name(index)
+            yield Turn(turn.tile, turn.x, turn.y, turn.rotation, turn.meeple, None, Spot(*cell, at))
 
     def _emit(self, observation: Observation) -> None:
         if self.settled_at is not None:

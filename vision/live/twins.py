@@ -37,14 +37,41 @@ LIGHTNESS = (0.5, -0.3)
 
 @cache
 def layout(tile: TileType) -> tuple:
-    """What a type looks like to the rules but for pennants (twins share it): its sides and its
-    segments' kinds and ports."""
+    """What a type looks like to the rules but for its decorations, pennants and icons (twins
+    share it): its sides and its segments' kinds and ports."""
     return tile.sides, tuple((g.kind, g.ports) for g in tile.segments)
 
 
 @cache
 def has_pennant(tile: TileType) -> bool:
     return any(g.pennant for g in tile.segments)
+
+
+@cache
+def laid_layout(tile: TileType, rotation: int) -> tuple:
+    """The :func:`layout` of a type as it lies turned by ``rotation``: two types drawn alike
+    but for decorations may be defined turned differently (a player's Gingerbread Man tile
+    is defined with its icon upright), yet lie alike."""
+    turned = tile.oriented(rotation)
+    segments = sorted(
+        (g.kind.value, tuple(sorted(turned.segment_ports[i]))) for i, g in enumerate(tile.segments)
+    )
+    return turned.sides, tuple(segments)
+
+
+def drawn_twins(options) -> dict[tuple[str, int], tuple[tuple[TileType, int], ...]]:
+    """Each (tile, rotation) option's twins among the options ((id, rotation) -> the twin
+    options): they lie alike (:func:`laid_layout`), told apart only by a shield or an icon (M
+    and N; E and a Gingerbread Man tile drawn like it)."""
+    alike: dict[tuple, list[tuple[TileType, int]]] = {}
+    for tile, rotation in options:
+        alike.setdefault(laid_layout(tile, rotation), []).append((tile, rotation))
+    return {
+        (tile.id, rotation): tuple(o for o in group if o[0] is not tile)
+        for group in alike.values()
+        if len(group) > 1
+        for tile, rotation in group
+    }
 
 
 @dataclass(frozen=True)
@@ -98,6 +125,12 @@ def north_up(lab: np.ndarray, city: np.ndarray, seen: np.ndarray, rotation: int)
     return View(np.rot90(centred, q), np.rot90(city, q), np.rot90(seen, q))
 
 
+def pennant_pair(tile: TileType) -> tuple:
+    """What pennant twins share: the layout, and an icon or none (a Gingerbread Man tile and the
+    plain type drawn like it are twins too, but not of a shield)."""
+    return layout(tile), tile.is_gingerbread
+
+
 class TwinPictures:
     """The mean north-up view of each type the players confirmed, and how a new view compares."""
 
@@ -122,13 +155,13 @@ class TwinPictures:
         weight = view.seen.astype(np.float64)
         total, n = self._pictures.get(tile.id, (0.0, 0.0))
         self._pictures[tile.id] = (total + view.lab * weight[..., None], n + weight)
-        self._alike.setdefault(layout(tile), {})[tile.id] = pennant
+        self._alike.setdefault(pennant_pair(tile), {})[tile.id] = pennant
         self._means.pop(tile.id, None)
 
     def pictured_like(self, tile: TileType) -> dict[str, bool]:
         """The types drawn like ``tile`` but for pennants (itself included) that have a
         picture: id -> whether it has a pennant."""
-        return self._alike.get(layout(tile), {})
+        return self._alike.get(pennant_pair(tile), {})
 
     def pennant_evidence(
         self, view: View, tile_id: str, pennant: bool, lightness: float

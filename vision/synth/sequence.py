@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from meeplecam.engine import Discard, Game, save_record, to_record
+from meeplecam.engine.hints import gingerbread_at
 
 from .config import config, uniform
 from .render import Extras, Hand, Held, render, truth
@@ -31,7 +33,7 @@ def table_states(game: Game) -> Iterator[tuple[object, TableState, TableState]]:
     ``None``) and each event of ``game``'s log, by replaying it."""
     g = Game.start(game.tileset, game.players, game.options, game.start_turn)
     tiles = [(game.start_turn.cell, game.start_turn.tile, game.start_turn.rotation)]
-    start = TableState(tuple(tiles), (), None, tuple(g.totals), 0)
+    start = TableState(tuple(tiles), (), gingerbread_at(g), tuple(g.totals), 0)
     yield None, start, start
     previous = g.totals
     for number, event in enumerate(game.log, 1):
@@ -40,20 +42,11 @@ def table_states(game: Game) -> Iterator[tuple[object, TableState, TableState]]:
             tiles.append((event.cell, event.tile, g.board.tiles[event.cell].rotation))
         after = tuple((f.player, f.cell, f.segment) for f in g.board.followers())
         returned = tuple((f.player, f.cell, f.segment) for f in result.returned)
-        ginger = _gingerbread(g)
+        ginger = gingerbread_at(g)
         state_after = TableState(tuple(tiles), after, ginger, tuple(g.totals), number)
         state_before = TableState(tuple(tiles), after + returned, ginger, tuple(previous), number)
         previous = g.totals
         yield event, state_before, state_after
-
-
-def _gingerbread(g: Game):
-    if g.gingerbread is None:
-        return None
-    for cell, placed in g.board.tiles.items():
-        if placed.node <= g.gingerbread < placed.node + len(placed.tile.segments):
-            return cell, g.gingerbread - placed.node
-    return None
 
 
 def views(scene: Scene, seed: int = 0) -> Iterator[tuple[TableState, Extras]]:
@@ -112,6 +105,15 @@ def views(scene: Scene, seed: int = 0) -> Iterator[tuple[TableState, Extras]]:
         )
         for _ in range(cfg["laying"]):
             yield laying, _extras("laying", rng, (Hand(_grip(target, entry), 15.0, entry),))
+        moved = before.gingerbread is not None and before.gingerbread != prev.gingerbread
+        if moved and rng.random() < cfg["gingerbread_late"]:
+            # the tile lies, the table settles; then the player moves the figure
+            waiting = replace(before, gingerbread=prev.gingerbread)
+            for _ in range(cfg["settled"]):
+                yield waiting, _extras("settled", rng)
+            spot = tuple(scene.segment_mm(*before.gingerbread))
+            for _ in range(cfg["moving"]):
+                yield waiting, _extras("moving", rng, (Hand(spot, 25.0, entry),))
         for _ in range(cfg["settled"]):
             yield before, _extras("settled", rng)
         if before != after:

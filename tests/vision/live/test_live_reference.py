@@ -95,7 +95,8 @@ def test_a_shield_seen_with_half_its_contrast_is_still_a_shield(pair, art_cell):
         for laid in pair:
             cell = _soft(art_cell(laid, rotation, "scans", seed=rotation), keep=0.5, blur=1.5)
             feats = features(cell[1:47, 1:47], model.size)
-            near = dict(zip(pair, model.twin_distances(feats, *pair, rotation), strict=True))
+            found = model.twin_distances(feats, (pair[0], rotation), (pair[1], rotation))
+            near = dict(zip(pair, found, strict=True))
             assert min(near, key=near.get) == laid, (laid, rotation, near)
 
 

@@ -207,6 +207,53 @@ def test_replay_with_an_appearance_model_of_the_art(tmp_path, capsys):
     assert right >= total - 1, diffs
 
 
+@pytest.fixture(scope="module")
+def gingerbread_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "model.json"
+    build = ["model", "build", "--art", "winter", "--tileset", "winter+gingerbread"]
+    assert main([*build, "--tiles", GINGERBREAD_TILES, "--out", str(path)]) == 0
+    return path
+
+
+GINGERBREAD_TILES = "engine/data/gingerbread-template.toml"
+
+
+@pytest.mark.parametrize(
+    "seed, moved_by",
+    [
+        (28, ["GB1", "J"]),  # both moves made as the tile is laid
+        (25, ["GB3", "GB1"]),  # both made after the table settled with the tile
+    ],
+)
+def test_the_gingerbread_man_is_followed_from_city_to_city(
+    seed, moved_by, tmp_path, capsys, gingerbread_model
+):
+    """Winter with the Gingerbread Man (the invented icon tiles of the template): an icon tile
+    sends the figure into another city, and so does a tile completing its city (J). The figure
+    is seen where it now stands, and the move goes to the city under it; the icon tile is told
+    from the plain tile drawn like it by the figure's move as much as by its few pixels of
+    icon. A move made after the table settled reads the turn again (an amendment)."""
+    sequence = pytest.importorskip("meeplecam.vision.synth.sequence")
+    from meeplecam.engine import find_tileset, load_tile_file
+    from meeplecam.engine.playout import random_game
+
+    tileset = find_tileset("winter+gingerbread", load_tile_file(GINGERBREAD_TILES))
+    game = random_game(tileset, 2, seed=seed, max_turns=5)
+    folder = tmp_path / "game"
+    sequence.write_game(folder, game, seed, "winter", (1280, 720))
+    capsys.readouterr()
+    args = ["replay", str(folder), "--json", "--players", "red,yellow"]
+    args += ["--tileset", "winter+gingerbread", "--tiles", GINGERBREAD_TILES]
+    assert main([*args, "--model", str(gingerbread_model)]) == 0
+    got = json.loads(capsys.readouterr().out)
+    record = json.loads((folder / "record.json").read_text())
+    moves = [(t["tile"], t["gingerbread"]) for t in record["turns"] if "gingerbread" in t]
+    assert [tile for tile, _ in moves] == moved_by  # the game this seed draws
+    assert [(t["tile"], t["gingerbread"]) for t in got["turns"] if "gingerbread" in t] == moves
+    right, total, diffs = compare(record, got)
+    assert right == total, diffs
+
+
 def test_the_model_comes_from_the_flag_or_the_profile(tmp_path):
     from meeplecam.engine import find_tileset
     from meeplecam.vision.live.replay import load_reference

@@ -57,3 +57,20 @@ def test_the_confirmed_twin_tells_the_shield_from_a_blue_roof(confirmed, rotatio
 def test_before_either_twin_is_confirmed_a_blue_roof_passes_for_a_shield():
     # what the twin pictures fix: the blot test alone reads the plain twin's roof as a shield
     assert _read(TerrainScorer(), 0, shield=False, seed=2) == "O"
+
+
+def test_twins_are_found_as_they_lie_whichever_way_they_were_defined():
+    """A player defines a Gingerbread Man tile with its icon upright: GB5 of the template is a
+    city north-south, F and G (F with a pennant) are defined east-west. Turned a quarter, GB5
+    lies like F and G unturned: the three are twins there, and only there."""
+    from meeplecam.engine import load_tile_file
+    from meeplecam.vision.live.twins import drawn_twins
+
+    tiles = find_tileset(
+        "winter+gingerbread", load_tile_file("engine/data/gingerbread-template.toml")
+    )
+    f, g, gb5 = tiles["F"], tiles["G"], tiles["GB5"]
+    twins = drawn_twins([(f, 0), (g, 0), (gb5, 90), (gb5, 0)])
+    assert {t.id for t, _ in twins["GB5", 90]} == {"F", "G"}
+    assert twins["F", 0] == ((g, 0), (gb5, 90))
+    assert ("GB5", 0) not in twins
