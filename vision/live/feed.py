@@ -155,7 +155,7 @@ class LiveFeed:
                 self.sink.ask(obs.turns, obs.crop, obs.text)
             elif isinstance(obs, Warning):
                 self.sink.warn(obs.text, obs.image)
-            elif isinstance(obs, Amend):  # a follower laid after its tile was read
+            elif isinstance(obs, Amend):  # a follower or figure moved after the tile was read
                 self.sink.correct(obs.index, obs.turn)
         except IllegalTurn as exc:  # the engine decides: a refused reading becomes a warning
             self.sink.warn(

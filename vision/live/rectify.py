@@ -13,6 +13,7 @@ detection of ``meeplecam.vision`` on the first settled frame (:func:`from_detect
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -100,6 +101,49 @@ class Rectifier:
 
     def to_dict(self) -> dict:
         return {"grid_to_image": self.grid_to_image.tolist(), "cell_px": self.cell_px}
+
+    @cached_property
+    def camera_foot(self) -> np.ndarray | None:
+        return camera_foot(self.grid_to_image, self.frame_size)
+
+    def lean(self, cell: tuple[int, int]) -> tuple[float, float]:
+        """The way a standing figure on ``cell`` leans in the top-down picture (a unit vector
+        in grid units): away from the point of the table below the camera. Seen from above,
+        the figure's top is drawn further out along the ray from the camera. North (0, -1)
+        when the camera cannot be placed (frame size unknown, a camera looking straight down)."""
+        if self.camera_foot is None:
+            return (0.0, -1.0)
+        d = np.array([cell[0] + 0.5, cell[1] + 0.5]) - self.camera_foot
+        norm = float(np.hypot(*d))
+        return (0.0, -1.0) if norm < 1e-6 else (float(d[0] / norm), float(d[1] / norm))
+
+
+def camera_foot(grid_to_image: np.ndarray, frame_size) -> np.ndarray | None:
+    """The point of the table plane below the camera, in grid units, from the plane's
+    homography alone: the focal length is the one that makes the grid's two axes
+    perpendicular and equally long in space (principal point at the frame's centre, square
+    pixels). None when the frame size is unknown or the view is too square-on to tell."""
+    if frame_size is None:
+        return None
+    w, h = frame_size
+    centred = np.array([[1, 0, -(w - 1) / 2], [0, 1, -(h - 1) / 2], [0, 0, 1.0]]) @ grid_to_image
+    (a1, b1, c1), (a2, b2, c2) = centred[:, 0], centred[:, 1]
+    # (a1 a2 + b1 b2) / f^2 + c1 c2 = 0 and (a1^2 + b1^2 - a2^2 - b2^2) / f^2 + c1^2 - c2^2 = 0
+    p = np.array([a1 * a2 + b1 * b2, a1**2 + b1**2 - a2**2 - b2**2])
+    q = np.array([c1 * c2, c1**2 - c2**2])
+    if float(p @ p) < 1e-12:
+        return None
+    inv_f2 = -float(p @ q) / float(p @ p)
+    if inv_f2 <= 0:
+        return None
+    f = 1 / np.sqrt(inv_f2)
+    m = np.diag([1 / f, 1 / f, 1.0]) @ centred  # = scale * [r1 r2 t]
+    scale = (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1])) / 2
+    r1, r2, t = m[:, 0] / scale, m[:, 1] / scale, m[:, 2] / scale
+    if t[2] < 0:  # the table lies in front of the camera
+        r1, r2, t = -r1, -r2, -t
+    rot = np.column_stack([r1, r2, np.cross(r1, r2)])
+    return (-rot.T @ t)[:2]
 
 
 class MappedRectifier(Rectifier):

@@ -101,6 +101,7 @@ class TrackerConfig:
     texture_ratio: float = 1.6  # busier (or calmer) by this factor: something lies there
     faint_tile: float = 0.1  # a frontier cell changed this much is a tile when nothing else is
     spot_ambiguity: float = 0.02  # follower spots closer than this (tile units) are asked about
+    foot_percentile: float = 50  # a standing figure's foot: its blob's rows below this percentile
     max_options: int = 6  # options listed in a question
     min_evidence_px: int = 12  # visible pixels (of the scoring crop) where the two best differ
     follower_guard: int = 3  # pixels around a follower left out of tile scoring (dilation)
@@ -896,7 +897,7 @@ class Tracker:
         spots = engine_hints.follower_spots(game, base) if follower is not None else []
         if not spots:
             return [self._with_gingerbread(game, base, figure)]
-        costs = self._segment_costs(tile, rotation, follower, [s.segment for s in spots])
+        costs = self._segment_costs(tile, rotation, follower, [s.segment for s in spots], cell)
         order = sorted(range(len(spots)), key=lambda i: costs[i])
         close = len(order) > 1 and costs[order[1]] - costs[order[0]] < self.config.spot_ambiguity
         return [
@@ -904,23 +905,33 @@ class Tracker:
             for i in order[: 2 if close else 1]
         ]
 
-    def _segment_costs(self, tile, rotation, mask: np.ndarray, segments) -> list[float]:
-        """How far a figure (``mask`` on a scorer crop) stands from each of ``segments`` of
-        ``tile`` at ``rotation``, in tile units: from its base point to the segment's region,
-        plus a little to the segment's anchor (where a figure is put on it)."""
+    def _segment_costs(self, tile, rotation, mask: np.ndarray, segments, cell) -> list[float]:
+        """How far a figure (``mask`` on the scorer crop of ``cell``) stands from each of
+        ``segments`` of ``tile`` at ``rotation``, in tile units: from its base point to the
+        segment's region, plus a little to the segment's anchor (where a figure is put on it).
+        Farmers lie, every other figure stands, so each segment is measured from the base point
+        the figure would have there: a lying figure's middle; a standing one's foot, the end of
+        the blob nearest the camera (it leans away from the camera in the top-down picture)."""
         ys, xs = np.nonzero(mask)
         size = mask.shape[0]
         inset = self.config.scorer.inset
-        # the base point: the lower part of the blob (a standing figure seen from the south
-        # leans north in the top-down image), the centroid for a flat one
-        low = ys >= np.percentile(ys, 50)
-        bx = (xs[low].mean() + 0.5) / size * (1 - 2 * inset) + inset
-        by = (ys[low].mean() + 0.5) / size * (1 - 2 * inset) + inset
+
+        def tile_units(px: np.ndarray) -> float:
+            return (px.mean() + 0.5) / size * (1 - 2 * inset) + inset
+
+        dx, dy = self.rectifier.lean(cell) if self.rectifier is not None else (0.0, -1.0)
+        along = xs * dx + ys * dy
+        foot = along <= np.percentile(along, 100 - self.config.foot_percentile)
+        bases = {
+            True: (tile_units(xs), tile_units(ys)),  # lying: the middle
+            False: (tile_units(xs[foot]), tile_units(ys[foot])),  # standing: the foot
+        }
         full = 48
         _, labels = kind_map(tile, rotation, full)
         anchors = anchor_points(tile, rotation)
         costs = []
         for segment in segments:
+            bx, by = bases[tile.segments[segment].kind is Kind.FIELD]
             region = np.argwhere(labels == segment)
             if len(region):
                 pts = (region[:, ::-1] + 0.5) / full
@@ -960,7 +971,11 @@ class Tracker:
         if figure is not None:
             tile, rotation = tiles[figure.cell]
             cities = [i for i, g in enumerate(tile.segments) if g.kind is Kind.CITY]
-            costs = self._segment_costs(tile, rotation, figure.mask, cities) if cities else []
+            costs = (
+                self._segment_costs(tile, rotation, figure.mask, cities, figure.cell)
+                if cities
+                else []
+            )
             first = [(figure.cell, cities[i]) for i in np.argsort(costs)]
         rest = [
             (cell, index)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cameras import camera_view
 
 from meeplecam.vision.live import rectify
 from meeplecam.vision.live.rectify import Rectifier
@@ -187,3 +188,21 @@ def test_a_band_of_the_tables_own_grain_is_not_taken_for_the_table():
     for cell in [(2, 2), (-2, -2), (2, -2)]:
         seen = rect.to_image([(cell[0] + 0.5, cell[1] + 0.5)])[0] + (x0, y0)
         assert np.abs(seen - _true_cell_centre(info, *cell)).max() < 4.0, (cell, seen)
+
+
+@pytest.mark.parametrize("foot", [(2.0, 12.0), (-14.0, 1.0), (9.0, -10.0)])
+def test_the_camera_is_placed_from_the_grid_alone(foot):
+    """A camera south, west or north-east of the board: the point below it comes out of the
+    table's homography, and a standing figure leans away from it in the top-down picture."""
+    hom = camera_view(foot, height=25.0, yaw_deg=3.0)
+    found = rectify.camera_foot(hom, (1920, 1080))
+    assert found is not None and np.allclose(found, foot, atol=0.05)
+    away = np.array([0.5, 0.5]) - np.array(foot)
+    lean = Rectifier(hom, frame_size=(1920, 1080)).lean((0, 0))
+    assert np.allclose(lean, away / np.linalg.norm(away), atol=0.01)
+
+
+def test_without_the_frame_size_a_figure_leans_north():
+    rect = Rectifier(camera_view((-14.0, 1.0), 25.0, 0.0))
+    assert rect.camera_foot is None
+    assert rect.lean((0, 0)) == (0.0, -1.0)

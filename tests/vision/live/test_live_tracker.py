@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+import pytest
+from cameras import camera_view
 
-from meeplecam.engine import Discard, Game, Turn
+from meeplecam.engine import Discard, Game, Player, Turn, find_tileset
 from meeplecam.vision.live.observations import Commit, Question, Warning
 from meeplecam.vision.live.rectify import Rectifier
 from meeplecam.vision.live.replay import compare, replay
@@ -351,3 +353,23 @@ def test_a_finished_games_tracker_is_freed_at_once(drawn_game, drawn_frames):
         assert gone() is None
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("camera, spot", [((0.5, 15.0), "S"), ((0.5, -14.0), "C")])
+def test_a_standing_figure_stands_where_its_foot_is_whichever_side_the_camera_is(camera, spot):
+    """A monk's cloister with its road south (A) below the start tile, and a figure seen as a
+    streak from the cloister's south edge down the road. A figure leans away from the camera in
+    the top-down picture: seen from the south, its foot is the south end of the streak (on the
+    road: a thief); seen from the north, the north end (on the cloister: a monk)."""
+    game = Game.start(find_tileset("winter"), [Player("Ann", "red"), Player("Bo", "yellow")])
+    rect = Rectifier(camera_view(camera, height=25.0, yaw_deg=0.0), frame_size=(1920, 1080))
+    tracker = Tracker(game, rect)
+    size, inset = tracker.config.scorer.size, tracker.config.scorer.inset
+    mask = np.zeros((size, size), bool)
+
+    def px(t: float) -> int:  # tile units -> crop pixels
+        return round((t - inset) / (1 - 2 * inset) * size - 0.5)
+
+    mask[px(0.42) : px(0.82), px(0.45) : px(0.56)] = True
+    (turn,) = tracker._turns_for(game.tileset["A"], 0, (0, 1), mask)
+    assert turn.meeple == spot
