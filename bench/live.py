@@ -166,7 +166,8 @@ def bench_latency(
 ) -> dict:
     """``answers``: ``best`` takes every question's best option and leaves wrong readings
     uncorrected (``meeplecam replay``); ``players`` plays the people at the table, who answer
-    every question with what they laid, correct a wrong reading at once and enter a missed turn
+    every question with what they laid, correct a wrong reading at once (unless the tracker may
+    still amend it: a Gingerbread Man moved after the table settled) and enter a missed turn
     by hand, so each turn is read against a true board (the live app). ``geometry``: ``truth``
     gives the tracker the renderer's table geometry (a stand-in for calibration), ``find`` has
     it find the table and the start tile on the first settled frame (no profile at all)."""
@@ -255,6 +256,15 @@ def _play_with_players(
     tally["turns"] = sum(isinstance(e, Turn) for e in events)
     mistakes = []
     done = 0  # events applied
+    # a wrong commit the tracker may still amend (the Gingerbread Man moved after the table
+    # settled): the app shows the reading until then, so the players leave it a moment
+    awaiting: tuple[int, Turn, dict] | None = None  # (log index, the turn as laid, its mistake)
+
+    def players_correct() -> None:
+        nonlocal awaiting
+        if awaiting is not None:
+            game.replace(awaiting[0], awaiting[1])
+            awaiting = None
 
     def apply_until(index: int) -> None:  # discards and turns entered by hand, up to index
         nonlocal done
@@ -271,12 +281,23 @@ def _play_with_players(
                 tally["warnings"] += 1
                 mistakes.append({"warning": obs.text})
                 continue
-            if isinstance(obs, Amend):  # the players applied the turn as laid: never due here
+            if isinstance(obs, Amend):
                 tally["amends"] += 1
-                mistakes.append({"amended": event_to_dict(game, obs.turn)})
+                if awaiting is not None and obs.index == awaiting[0]:
+                    truth = awaiting[1]
+                    fixed = _same(
+                        game.tileset, *(event_to_dict(game, t) for t in (truth, obs.turn))
+                    )
+                    tally["wrong"] -= fixed
+                    tally["right"] += fixed
+                    awaiting[2]["amended right"] = bool(fixed)
+                    players_correct()
+                else:  # the players applied the turn as laid
+                    mistakes.append({"amended": event_to_dict(game, obs.turn)})
                 continue
             if not isinstance(obs, Commit | Question) or done >= len(events):
                 continue
+            players_correct()
             read = obs.turn if isinstance(obs, Commit) else obs.best
             laid = next(
                 (
@@ -304,11 +325,22 @@ def _play_with_players(
                 tally["asked_right"] += ok
             else:
                 tally["right" if ok else "wrong"] += 1
-            game.apply(truth)
+            if not ok and isinstance(obs, Commit) and _amendable(truth, read):
+                game.apply(read)  # legal: the tracker read it in this game
+                awaiting = (len(game.log) - 1, truth, mistakes[-1])
+            else:
+                game.apply(truth)
             done += 1
+    players_correct()
     apply_until(len(events))
     tally["mistakes"] = mistakes
     return tally, tracker.latencies
+
+
+def _amendable(truth, read) -> bool:
+    """Whether the tracker may still amend ``read`` into ``truth`` by itself: the Gingerbread
+    Man's move was missed (it may come after the table settled), and the reading is legal."""
+    return truth.gingerbread is not None and read.gingerbread != truth.gingerbread
 
 
 class _Dump:
