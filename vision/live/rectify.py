@@ -19,6 +19,11 @@ import numpy as np
 
 from meeplecam.vision.table import apply_homography as _apply
 
+# focal lengths (in frame widths) a camera over a table can have: a phone's ultra-wide is
+# about 0.4, a webcam 0.6 to 1, a zoomed camera a few; a homography that needs more or less is
+# too square-on (or too noisy) to place the camera
+MIN_FOCAL, MAX_FOCAL = 0.25, 8.0
+
 Window = tuple[int, int, int, int]  # min_x, min_y, max_x, max_y (inclusive cells)
 
 
@@ -137,6 +142,8 @@ def camera_foot(grid_to_image: np.ndarray, frame_size) -> np.ndarray | None:
     if inv_f2 <= 0:
         return None
     f = 1 / np.sqrt(inv_f2)
+    if not MIN_FOCAL * w <= f <= MAX_FOCAL * w:  # no lens a table is filmed with: noise
+        return None
     m = np.diag([1 / f, 1 / f, 1.0]) @ centred  # = scale * [r1 r2 t]
     scale = (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1])) / 2
     r1, r2, t = m[:, 0] / scale, m[:, 1] / scale, m[:, 2] / scale
