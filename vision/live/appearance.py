@@ -63,6 +63,8 @@ BINS_L, BINS_AB = 8, 24  # colour bins: lightness varies with light, chroma tell
 N_BINS = BINS_L * BINS_AB * BINS_AB
 SHAPE = (BINS_L, BINS_AB, BINS_AB)
 
+GINGERBREAD = "gingerbread"  # the Gingerbread Man's colour name (a profile's may replace it)
+
 # Follower colours (BGR) when no profile gives them: the usual painted wooden figures.
 DEFAULT_COLOURS = {
     "red": (30, 32, 200),
@@ -75,7 +77,7 @@ DEFAULT_COLOURS = {
     "white": (240, 240, 240),
     "purple": (154, 61, 106),
     "orange": (26, 122, 238),
-    "gingerbread": (42, 90, 155),  # the Gingerbread Man figure: baked brown
+    GINGERBREAD: (42, 90, 155),  # the Gingerbread Man figure: baked brown
 }
 
 
@@ -354,9 +356,10 @@ class TerrainScorer:
         # the model's templates show this edition's pennants as drawn: the blot test, made for
         # art never seen, would only add its guesses
         pennant_weight = 0.0 if reference is not None else self.config.pennant_weight
-        templated = self._templated(options)
+        alike = drawn_twins(options)  # each option's twins: the tests that tell them apart
+        templated = self._templated(options, alike)
         template_memo: dict = {}
-        twins = self._twins_pictured(options) if pennant_weight else {}
+        twins = self._twins_pictured(options, alike) if pennant_weight else {}
         twin_memo: dict = {}
         out: dict[str, list[float]] = {"terrain": []}
         if pennant_weight:
@@ -365,7 +368,7 @@ class TerrainScorer:
             out["template"] = []
         if reference is not None:
             out["reference"] = []
-            twin_of = drawn_twins(options) if self.config.reference_twin_weight else {}
+            twin_of = alike if self.config.reference_twin_weight else {}
             if twin_of:
                 out["reference twin"] = []
         if profiles is not None:
@@ -412,14 +415,13 @@ class TerrainScorer:
                 out["roads"].append(self.config.road_weight * RoadCrossings.agreement(roads, sides))
         return out
 
-    def _templated(self, options) -> set:
+    def _templated(self, options, twin_of) -> set:
         """The options whose template (the mean crop of their type) may count: of the
         types the players confirmed before, all but those drawn alike with an option never
         confirmed but for a pennant (twins correlate with each other's template as well as with
         their own: O's template would take every P)."""
         if not self.config.template_weight:
             return set()
-        twin_of = drawn_twins(options)
         return {
             (tile.id, rotation)
             for tile, rotation in options
@@ -427,10 +429,9 @@ class TerrainScorer:
             and all(t.id in self.templates for t, _ in twin_of.get((tile.id, rotation), ()))
         }
 
-    def _twins_pictured(self, options) -> set:
+    def _twins_pictured(self, options, twin_of) -> set:
         """The options that have a pennant twin among the options and a picture of a type of
         their pair (:mod:`vision.live.twins`): the twin term decides between them."""
-        twin_of = drawn_twins(options)
         return {
             (tile.id, rotation)
             for tile, rotation in options
@@ -811,6 +812,7 @@ def segment_of(tile: TileType, rotation: int, kind: Kind) -> list[int]:
 
 __all__ = [
     "DEFAULT_COLOURS",
+    "GINGERBREAD",
     "ScorerConfig",
     "TerrainScorer",
     "TileScorer",

@@ -32,7 +32,7 @@ import numpy as np
 from meeplecam.engine import Game, IllegalTurn, Kind, Spot, TileType, Turn
 from meeplecam.engine import hints as engine_hints
 
-from .appearance import ScorerConfig, TerrainScorer, anchor_points, kind_map
+from .appearance import GINGERBREAD, ScorerConfig, TerrainScorer, anchor_points, kind_map
 from .diff import Look, board_looks, cell_changes, changed_pixels
 from .motion import Motion, MotionConfig, MotionGate
 from .observations import Amend, Commit, Observation, Question, Warning
@@ -101,7 +101,8 @@ class TrackerConfig:
     texture_ratio: float = 1.6  # busier (or calmer) by this factor: something lies there
     faint_tile: float = 0.1  # a frontier cell changed this much is a tile when nothing else is
     spot_ambiguity: float = 0.02  # follower spots closer than this (tile units) are asked about
-    foot_percentile: float = 50  # a standing figure's foot: its blob's rows below this percentile
+    # a standing figure's foot: its blob's pixels nearest the camera, 100 - this percent of them
+    foot_percentile: float = 50
     max_options: int = 6  # options listed in a question
     min_evidence_px: int = 12  # visible pixels (of the scoring crop) where the two best differ
     follower_guard: int = 3  # pixels around a follower left out of tile scoring (dilation)
@@ -129,9 +130,6 @@ class TrackerConfig:
             else:
                 raise KeyError(f"unknown tracker setting {key!r}")
         return cfg
-
-
-GINGERBREAD = "gingerbread"  # the figure's colour name (DEFAULT_COLOURS, or a profile's)
 
 
 @dataclass(frozen=True)
@@ -601,7 +599,6 @@ class Tracker:
         mask, _ = self.scorer.follower_mask(crop, game.players[game.current].colour)
         if not mask.any():
             return None, None
-
         return mask, self._guarded(mask)
 
     def _guarded(self, mask: np.ndarray) -> np.ndarray:
