@@ -270,7 +270,8 @@ def _followers(frame, surface, tile_px, options, result, note, warn) -> None:
         blobs = ccolours.find_follower_blobs(
             frame, surface.colour_lab, 0.03 * area, 0.4 * area, exclude, background=2 * tile_px
         )
-        blobs = [b for b in blobs if not _on_big_object(surface, b, 0.6 * area)][:8]
+        big = _big_objects(surface, 0.6 * area)
+        blobs = [b for b in blobs if not _marked(big, b)][:8]
         blobs.sort(key=lambda b: b[0])  # left to right, so that names can be given in that order
         spots = [b[:3] for b in blobs]
         samples = [b[3] for b in blobs]
@@ -314,15 +315,21 @@ def _pixel(frame: np.ndarray, x: float, y: float) -> tuple[int, int]:
     return min(max(round(y), 0), h - 1), min(max(round(x), 0), w - 1)
 
 
-def _on_big_object(surface: Surface, spot, max_area: float) -> bool:
-    """Whether a spot lies on a large thing (the score track, a box) rather than the table."""
-    x, y = spot[:2]
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(surface.objects_mask)
-    yi, xi = round(y), round(x)
-    if not (0 <= yi < labels.shape[0] and 0 <= xi < labels.shape[1]):
+def _big_objects(surface: Surface, min_area: float) -> np.ndarray:
+    """uint8 0/1: the large things on the table (the score track, a box), each filled within its
+    outline: the pictures inside a score track's ring of squares are not followers either."""
+    contours, _ = cv2.findContours(surface.objects_mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    big = np.zeros_like(surface.objects_mask)
+    cv2.drawContours(big, [c for c in contours if cv2.contourArea(c) > min_area], -1, 1, -1)
+    return big
+
+
+def _marked(mask: np.ndarray, spot) -> bool:
+    """Whether a spot (x, y, ...) lies on ``mask`` or outside the frame."""
+    yi, xi = round(spot[1]), round(spot[0])
+    if not (0 <= yi < mask.shape[0] and 0 <= xi < mask.shape[1]):
         return True
-    lab = labels[yi, xi]
-    return bool(lab and stats[lab, cv2.CC_STAT_AREA] > max_area)
+    return bool(mask[yi, xi])
 
 
 def reference(frame: np.ndarray) -> dict:

@@ -162,20 +162,70 @@ class StartTile:
     candidates: int  # how many tile-sized square things were seen on the table
 
 
+@dataclass
+class TableRegion:
+    """The table surface found on a small copy of a frame."""
+
+    quad: np.ndarray  # 4 x 2 corners on the small copy, clockwise from the top-left
+    region: np.ndarray  # uint8 0/1: the surface's colour (what lies on it left out)
+    filled: np.ndarray  # uint8 0/1: the region with its holes filled (tiles on the table)
+    small: np.ndarray  # the small copy (BGR, smoothed)
+    lab: np.ndarray  # the small copy in Lab (float)
+    scale: float  # small copy pixels per frame pixel
+    contrast: float  # Lab distance between the outline's rim and what lies beyond it
+
+
 def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The table (corners clockwise from the top-left, image px; and its filled mask at frame
-    size) as the large region of one colour that fills the frame's centre but not its border:
-    Lab k-means on a small copy, or a fill grown from its middle. Raises TableNotLocated."""
+    size), by :func:`find_table_region`. Raises TableNotLocated."""
+    h, w = frame.shape[:2]
+    surface = find_table_region(frame)
+    if surface.filled.sum() < 0.1 * surface.filled.size:
+        raise TableNotLocated("the table surface found is too small")
+    if surface.contrast < MIN_CONTRAST:
+        raise TableNotLocated(
+            f"the table's colour is close to its surroundings' (contrast {surface.contrast:.0f})"
+        )
+    corners = order_corners(surface.quad / surface.scale)
+    return corners, cv2.resize(surface.filled, (w, h), interpolation=cv2.INTER_NEAREST)
+
+
+def find_table_region(frame: np.ndarray) -> TableRegion:
+    """The table as the large region of one colour that fills the frame's centre but not its
+    border, on a small copy. Three guesses: Lab k-means' colour classes; the same with lightness
+    counting half (a table in a lamp's fall-off can be as dark as the floor but not of its hue);
+    a fill grown from the middle over small colour steps. The guess whose quadrilateral both
+    fits its region (intersection over union) and has the sharpest rim (the colour inside
+    against outside: a side cut through the table is table on both sides) wins. Raises
+    TableNotLocated."""
     h, w = frame.shape[:2]
     s = _OUTLINE_WORK / max(h, w)
     small = cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
     small = cv2.bilateralFilter(small, 7, 30, 7)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+    masks = [_colour_classes(lab * np.float32(wt)) for wt in ((1, 1, 1), (0.5, 1, 1))]
+    seeds = next((m for m in masks if m is not None), None)
+    if seeds is None:
+        raise TableNotLocated("the table does not stand out from its surroundings")
+    masks.append(_grown_surface(small, seeds))
+    guesses = [o for o in map(_outline, (m for m in masks if m is not None)) if o]
+    if not guesses:
+        raise TableNotLocated("no table surface found")
+    quad, region, filled = max(
+        guesses, key=lambda g: _overlap(g[0], g[2]) * outline_contrast(lab, g[0])
+    )
+    return TableRegion(quad, region, filled, small, lab, s, outline_contrast(lab, quad))
+
+
+def _colour_classes(lab: np.ndarray, k: int = 4) -> np.ndarray | None:
+    """uint8 0/1: the k-means colour classes of the table (the class that fills the centre but
+    not the border, with its other shades), or None when no class stands out."""
     sh, sw = lab.shape[:2]
-    k = 4
     crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
     cv2.setRNGSeed(7)  # the same frame gives the same outline
-    _, labels, centres = cv2.kmeans(lab.reshape(-1, 3), k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+    _, labels, centres = cv2.kmeans(
+        np.ascontiguousarray(lab.reshape(-1, 3)), k, None, crit, 3, cv2.KMEANS_PP_CENTERS
+    )
     labels = labels.reshape(sh, sw)
     border = np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])
     centre = labels[sh // 4 : 3 * sh // 4, sw // 4 : 3 * sw // 4]
@@ -183,7 +233,7 @@ def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     b_share = np.bincount(border, minlength=k) / border.size
     best = int(np.argmax(c_share - b_share))
     if c_share[best] - b_share[best] < 0.2:
-        raise TableNotLocated("the table does not stand out from its surroundings")
+        return None
     mask = (labels == best).astype(np.uint8)
     # other shades of the table (grain, light falling off): near colours, rare at the border
     for j in range(k):
@@ -194,22 +244,14 @@ def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             and (near < 18 or (near < 35 and c_share[j] > b_share[j]))
         ):
             mask |= (labels == j).astype(np.uint8)
-    # Two guesses at the surface, k-means' colour classes and a fill grown over small steps;
-    # the one that fills its quadrilateral better wins (a leak into the floor or a notch of
-    # glare leaves a ragged region).
-    outlines = [o for o in (_outline(mask), _outline(_grown_surface(small, mask))) if o]
-    if not outlines:
-        raise TableNotLocated("no table surface found")
-    quad, filled, _ = max(outlines, key=lambda o: o[2])
-    if filled.sum() < 0.1 * sh * sw:
-        raise TableNotLocated("the table surface found is too small")
-    contrast = outline_contrast(lab, quad)
-    if contrast < MIN_CONTRAST:
-        raise TableNotLocated(
-            f"the table's colour is close to its surroundings' (contrast {contrast:.0f})"
-        )
-    corners = order_corners(quad / s)
-    return corners, cv2.resize(filled, (w, h), interpolation=cv2.INTER_NEAREST)
+    return mask
+
+
+def _overlap(quad: np.ndarray, filled: np.ndarray) -> float:
+    """Intersection over union of a quadrilateral and a region."""
+    poly = np.zeros_like(filled)
+    cv2.fillPoly(poly, [np.round(quad).astype(np.int32)], 1)
+    return float((poly & filled).sum() / max(int((poly | filled).sum()), 1))
 
 
 def outline_contrast(lab: np.ndarray, quad: np.ndarray) -> float:
@@ -231,14 +273,14 @@ def outline_contrast(lab: np.ndarray, quad: np.ndarray) -> float:
 
 
 def _outline(mask: np.ndarray):
-    """(quadrilateral, filled region, fill) of a surface mask's largest region (work scale), or
-    None. The quadrilateral is four lines fitted to the region's outline, or its convex hull's
-    where those lines meet far outside the picture (a ragged side: the hull still spans it);
-    ``fill`` is the region's area over the quadrilateral's."""
+    """(quadrilateral, region, filled region) of a surface mask's largest region (work scale),
+    or None. The quadrilateral is four lines fitted to the region's outline, or its convex
+    hull's where those lines meet far outside the picture (a ragged side: the hull still spans
+    it)."""
     found = largest_region(mask)
     if found is None:
         return None
-    cnt, _, filled = found
+    cnt, region, filled = found
     points = cnt.reshape(-1, 2).astype(np.float64)
     hull = _quad(cnt, 0.01)
     lines = four_lines(points)
@@ -247,8 +289,7 @@ def _outline(mask: np.ndarray):
     reach = np.array([w, h]) * 0.25
     if np.any(quad < -reach) or np.any(quad > np.array([w, h]) + reach):
         quad = order_corners(hull)
-    fill = float(cv2.contourArea(cnt)) / max(float(cv2.contourArea(np.float32(quad))), 1.0)
-    return quad, filled, fill
+    return quad, region, filled
 
 
 def _grown_surface(small: np.ndarray, seeds: np.ndarray) -> np.ndarray:
@@ -326,6 +367,8 @@ def four_lines(points: np.ndarray, tol: float = 1.5) -> np.ndarray | None:
         d = pool[j] - pool[i]
         length = np.linalg.norm(d, axis=1)
         ok = length > 15
+        if not ok.any():  # a region too small or too thin to have sides
+            return None
         i, d, length = i[ok], d[ok], length[ok]
         nrm = np.stack([-d[:, 1], d[:, 0]], axis=1) / length[:, None]
         dist = np.abs(np.einsum("pnk,pk->pn", pool[None] - pool[i][:, None], nrm))
