@@ -151,6 +151,7 @@ STRIP_OBJECTS = 0.1  # share of a tile's missing strip unlike the table, at leas
 SHARP_STEP = 5.0  # Lab colour step per pixel of a tile's border or art (wood grain: 1-2)
 MAX_SIDE_SKEW_DEG = 4.0  # angle between a tile's opposite sides in the picture, at most
 _OUTLINE_WORK = 480
+MIN_TABLE_SHARE = 0.1  # of the frame that a table covers, at least
 MIN_CONTRAST = 10.0  # Lab distance between a table's rim and what lies beyond it, at least
 GROW_STEPS = (1, 1.5, 2, 3, 4)  # Lab steps between neighbours a table's surface may make
 
@@ -180,8 +181,6 @@ def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     size), by :func:`find_table_region`. Raises TableNotLocated."""
     h, w = frame.shape[:2]
     surface = find_table_region(frame)
-    if surface.filled.sum() < 0.1 * surface.filled.size:
-        raise TableNotLocated("the table surface found is too small")
     if surface.contrast < MIN_CONTRAST:
         raise TableNotLocated(
             f"the table's colour is close to its surroundings' (contrast {surface.contrast:.0f})"
@@ -211,6 +210,10 @@ def find_table_region(frame: np.ndarray) -> TableRegion:
     guesses = [o for o in map(_outline, (m for m in masks if m is not None)) if o]
     if not guesses:
         raise TableNotLocated("no table surface found")
+    # a neat small region (the start tile, a patch of light) is no table
+    guesses = [g for g in guesses if g[2].sum() >= MIN_TABLE_SHARE * g[2].size]
+    if not guesses:
+        raise TableNotLocated("the table surface found is too small")
     quad, region, filled = max(
         guesses, key=lambda g: _overlap(g[0], g[2]) * outline_contrast(lab, g[0])
     )
