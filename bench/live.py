@@ -174,6 +174,7 @@ def bench_latency(
     from meeplecam.vision.live.replay import compare, compare_by_cell, replay
 
     latencies = []
+    fits_better = []
     per_game = []
     totals = dict.fromkeys(("turns", *COUNTS), 0)
     no_question = by_cell = 0
@@ -207,6 +208,7 @@ def bench_latency(
             totals[key] += tally[key]
         no_question += tally["questions"] == 0
         latencies += lat
+        fits_better += tally.pop("forbidden_fits_better", [])
         per_game.append({"game": name, **tally, **_stats(lat)})
     n = max(totals["turns"], 1)
     out = {
@@ -229,6 +231,14 @@ def bench_latency(
     out["late_followers_read"] = totals["amends"]  # none is due on the renderer's games
     if answers == "players":
         out["turns_missed"] = totals["missed"]
+        # how much better than every legal option a tile the rules forbid at the cell fitted,
+        # on the turns whose best reading was right (asked or not): what the tracker's
+        # ``unexplained`` doubt must clear not to ask about them
+        out["forbidden_fits_better_when_right"] = (
+            {f"p{q}": round(float(np.percentile(fits_better, q)), 3) for q in (50, 95, 99, 100)}
+            if fits_better
+            else {}
+        )
     else:
         out["turns_right_by_cell"] = by_cell
         out["turns_right_by_cell_pct"] = round(100 * by_cell / n, 2)
@@ -255,6 +265,7 @@ def _play_with_players(
     tally = dict.fromkeys(COUNTS, 0)
     tally["turns"] = sum(isinstance(e, Turn) for e in events)
     mistakes = []
+    fits_better = []  # of each turn read right: how much better a forbidden tile fitted
     done = 0  # events applied
     # a wrong commit the tracker may still amend (the Gingerbread Man moved after the table
     # settled): the app shows the reading until then, so the players leave it a moment
@@ -320,6 +331,8 @@ def _play_with_players(
                     _Dump.write(
                         dump, f"{name}-{done + 1:03d}", tracker, decoded, truth, read, doubts
                     )
+            if ok:
+                fits_better.append(tracker.unexplained)
             if isinstance(obs, Question):
                 tally["questions"] += 1
                 tally["asked_right"] += ok
@@ -334,6 +347,7 @@ def _play_with_players(
     players_correct()
     apply_until(len(events))
     tally["mistakes"] = mistakes
+    tally["forbidden_fits_better"] = fits_better
     return tally, tracker.latencies
 
 

@@ -2,11 +2,11 @@
 
 A calibration view shows the table nearly empty (the start tile, a few followers, maybe the score
 track), so the table is the large region of one colour around the frame centre, unlike the floor
-around it. :func:`segment` clusters the colours (k-means in Lab on a small copy), takes the cluster
-that fills the centre but not the frame border, fills it (tiles and followers on it become holes
-of the surface colour), finds the table edges at full resolution, the lens distortion that makes
-them straight (:mod:`lens`), and intersects the straightened edges (a rounded corner does not move
-them). What lies on the table is what differs from the table around it.
+around it: vision's :func:`~meeplecam.vision.table.find_table_region` (the same finder the live
+tracker uses with no profile) gives its region and a rough outline; :func:`segment` then finds
+the table edges at full resolution, the lens distortion that makes them straight (:mod:`lens`),
+and intersects the straightened edges (a rounded corner does not move them). What lies on the
+table is what differs from the table around it.
 """
 
 from __future__ import annotations
