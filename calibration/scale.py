@@ -69,25 +69,6 @@ def find_tiles(
     return quads
 
 
-def _lone_tile_larger(surface: Surface, quads: list[np.ndarray]) -> bool:
-    """Whether a lone square thing on the table is much larger (twice the area, perspective
-    undone) than the lattice's tiles: then the lattice is the score track's squares or a
-    patterned cloth, and the lone thing is the start tile (seen on 4 of 30 synthetic start
-    views, which then came out hundreds of mm off)."""
-    try:
-        singles = find_tiles(surface=surface, frame=None, singles_only=True)
-    except TileNotFound:
-        return False
-    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
-    to_unit = cv2.getPerspectiveTransform(np.float32(surface.corners), unit).astype(np.float64)
-
-    def area(q):
-        return cv2.contourArea(np.float32(apply(to_unit, q)))
-
-    lattice = float(np.median([area(q) for q in quads]))
-    return max(area(q) for q in singles) > 2.0 * lattice
-
-
 def _tile_sized(quads: list[np.ndarray], table_px: np.ndarray) -> list[np.ndarray]:
     """The quads of a tile's size: a standing follower is square-ish in the picture too, but its
     footprint is a fraction of a tile's. Sizes are compared with the table outline's perspective
@@ -273,10 +254,17 @@ def fit_scale(
     cfg = settings("scale")
     tile_mm = float(tile_mm or cfg["tile_mm"])
     size = (frame.shape[1], frame.shape[0])
-    lattice = _lattice_scale(frame, surface, tile_mm)
-    if lattice is not None and not _lone_tile_larger(surface, lattice.quads):
-        return lattice
-    rough = find_tiles(frame, surface)[: int(cfg["max_tiles"])]
+    # A tile lying alone is the start tile as calibration asks for it; a lattice of abutting
+    # tiles is a game in progress (with a lone tile beside it, the lattice was mostly the score
+    # track's squares or its picture cut into tile-sized cells).
+    try:
+        rough = find_tiles(frame, surface, singles_only=True)
+    except TileNotFound:
+        lattice = _lattice_scale(frame, surface, tile_mm)
+        if lattice is not None:
+            return lattice
+        rough = find_tiles(frame, surface)
+    rough = rough[: int(cfg["max_tiles"])]
     quads = []
     for q in rough:
         side = np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1))
@@ -449,14 +437,6 @@ def _lattice_scale(frame: np.ndarray, surface: Surface, tile_mm: float) -> Scale
         except TileNotFound:
             continue
         if len(grid.cells) < cfg["min_lattice_tiles"]:
-            continue
-        # The cheap test first: a lattice of cells smaller than a lone tile on the table is the
-        # score track's squares, and fitting it (seconds) would only be thrown away.
-        rough = [
-            apply(grid.homography, np.float64([[c, r], [c + 1, r], [c + 1, r + 1], [c, r + 1]]))
-            for c, r in grid.cells
-        ]
-        if _lone_tile_larger(surface, rough):
             continue
         hom, pitch, rms, quads, cells = fit_lattice(
             frame, list(grid.cells), grid.homography, surface.lens_k, tile_mm

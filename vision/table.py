@@ -152,6 +152,7 @@ SHARP_STEP = 5.0  # Lab colour step per pixel of a tile's border or art (wood gr
 MAX_SIDE_SKEW_DEG = 4.0  # angle between a tile's opposite sides in the picture, at most
 _OUTLINE_WORK = 480
 MIN_TABLE_SHARE = 0.1  # of the frame that a table covers, at least
+CLEARLY_BETTER = 1.15  # an outline's fit times its rim's contrast, over the fuller region's
 MIN_CONTRAST = 10.0  # Lab distance between a table's rim and what lies beyond it, at least
 GROW_STEPS = (1, 1.5, 2, 3, 4)  # Lab steps between neighbours a table's surface may make
 
@@ -191,32 +192,42 @@ def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def find_table_region(frame: np.ndarray) -> TableRegion:
     """The table as the large region of one colour that fills the frame's centre but not its
-    border, on a small copy. Three guesses: Lab k-means' colour classes; the same with lightness
-    counting half (a table in a lamp's fall-off can be as dark as the floor but not of its hue);
-    a fill grown from the middle over small colour steps. The guess whose quadrilateral both
-    fits its region (intersection over union) and has the sharpest rim (the colour inside
-    against outside: a side cut through the table is table on both sides) wins. Raises
-    TableNotLocated."""
+    border, on a small copy. Three guesses: Lab k-means' colour classes; a fill grown from
+    their middle over small colour steps; the colour classes with lightness counting half (a
+    table in a lamp's fall-off can be as dark as the floor but not of its hue). Of the first two,
+    the one that fills its quadrilateral better (a leak into the floor or a notch of glare
+    leaves a ragged region); any guess whose quadrilateral both fits its region (intersection
+    over union) and has a sharper rim (the colour inside against outside: a side cut through
+    the table is table on both sides) by a clear margin replaces it. Raises TableNotLocated."""
     h, w = frame.shape[:2]
     s = _OUTLINE_WORK / max(h, w)
     small = cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
     small = cv2.bilateralFilter(small, 7, 30, 7)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
-    masks = [_colour_classes(lab * np.float32(wt)) for wt in ((1, 1, 1), (0.5, 1, 1))]
-    seeds = next((m for m in masks if m is not None), None)
-    if seeds is None:
+    classes = _colour_classes(lab)
+    hues = _colour_classes(lab * np.float32((0.5, 1, 1)))
+    if classes is None and hues is None:
         raise TableNotLocated("the table does not stand out from its surroundings")
-    masks.append(_grown_surface(small, seeds))
-    guesses = [o for o in map(_outline, (m for m in masks if m is not None)) if o]
-    if not guesses:
-        raise TableNotLocated("no table surface found")
+    seeds = classes if classes is not None else hues
+    masks = [classes, _grown_surface(small, seeds), hues]
+    guesses = [_outline(m) if m is not None else None for m in masks]
     # a neat small region (the start tile, a patch of light) is no table
-    guesses = [g for g in guesses if g[2].sum() >= MIN_TABLE_SHARE * g[2].size]
-    if not guesses:
-        raise TableNotLocated("the table surface found is too small")
-    quad, region, filled = max(
-        guesses, key=lambda g: _overlap(g[0], g[2]) * outline_contrast(lab, g[0])
-    )
+    guesses = [g if g and g[2].sum() >= MIN_TABLE_SHARE * g[2].size else None for g in guesses]
+    if not any(guesses):
+        raise TableNotLocated("no table surface found")
+
+    def fill(g) -> float:
+        return g[2].sum() / max(float(cv2.contourArea(np.float32(g[0]))), 1.0)
+
+    def merit(g) -> float:
+        return _overlap(g[0], g[2]) * outline_contrast(lab, g[0])
+
+    first = [g for g in guesses[:2] if g]
+    chosen = max(first, key=fill) if first else None
+    challenger = max((g for g in guesses if g), key=merit)
+    if chosen is None or merit(challenger) > CLEARLY_BETTER * merit(chosen):
+        chosen = challenger
+    quad, region, filled = chosen
     return TableRegion(quad, region, filled, small, lab, s, outline_contrast(lab, quad))
 
 
