@@ -137,6 +137,8 @@ def summary(rows) -> dict:
         ok = sum(f["colour"] == f["read"] for f in subset)
         return f"{ok}/{len(subset)}"
 
+    # what a user gets: a step that warns saves no profile (without --force)
+    unwarned = [f for r in rows if not r["warnings"] for f in r["followers"]]
     return {
         "scenes": len(rows),
         "scenes_calibrated": sum(r["calibrated"] for r in rows),
@@ -145,6 +147,7 @@ def summary(rows) -> dict:
         "followers": len(followers),
         "followers_right": right,
         "followers_right_pct": round(100 * right / max(1, len(followers)), 2),
+        "followers_right_in_scenes_saved_without_warning": rate(unwarned),
         "per_colour": {c: rate([f for f in followers if f["colour"] == c]) for c in COLOURS},
         "per_pose": {
             p: rate([f for f in followers if f["pose"] == p]) for p in ("standing", "lying")
