@@ -137,3 +137,29 @@ def test_rectangle_aspect_from_a_perspective_view():
     # Seen head-on, the proportions cannot be told from the outline alone.
     flat = np.array([[100, 100], [1100, 100], [1100, 600], [100, 600]], float)
     assert rectangle_aspect(flat, (1280, 720)) is None
+
+
+def test_a_lone_start_tile_fixes_the_scale_before_a_lattice_beside_it():
+    """Synthetic scene 1051 (the calibration bench's): the start tile lies alone, and the score
+    track beside it, cut into tile-sized cells, fitted as a lattice of 11 "tiles" (60 mm off at
+    the finished board's corners). A lone tile is the start tile calibration asks for."""
+    pytest.importorskip("meeplecam.vision.synth.render")
+    from meeplecam.calibration.scale import fit_scale
+    from meeplecam.calibration.surface import segment
+    from meeplecam.engine import find_tileset
+    from meeplecam.engine.playout import random_game
+    from meeplecam.vision.synth.render import render, truth
+    from meeplecam.vision.synth.scene import Scene
+    from meeplecam.vision.synth.sequence import table_states
+
+    seed = 1051
+    rng = np.random.default_rng(seed)
+    game = random_game(find_tileset("winter"), int(rng.integers(2, 5)), seed=seed)
+    scene = Scene(game, seed, "summer", (1920, 1080))
+    start = next(after for _, _, after in table_states(game))
+    frame = render(scene, start)
+    fit = fit_scale(frame, segment(frame))
+    true = np.asarray(truth(scene, start)["tiles"][0]["corners"], float)
+    true_px = np.linalg.norm(true - np.roll(true, 1, axis=0), axis=1).mean()
+    assert fit.tiles == 1
+    assert abs(fit.tile_px / true_px - 1) < 0.03
