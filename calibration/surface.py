@@ -43,7 +43,6 @@ def segment(frame: np.ndarray) -> Surface:
         ) from None
     s, lab = found.scale, found.lab
     sw = lab.shape[1]
-    score = float(found.filled.sum() / max(cv2.contourArea(found.quad.astype(np.float32)), 1.0))
     corners, lens_k = refine_outline(frame, order_corners(found.quad / s))
     table_mask = cv2.resize(found.filled, (w, h), interpolation=cv2.INTER_NEAREST)
     # Things on the table: unlike the table around them (a median over several tile sizes), so a
@@ -55,7 +54,7 @@ def segment(frame: np.ndarray) -> Surface:
     things = ((diff > tol) & (inside > 0)).astype(np.uint8)
     holes = cv2.resize(things, (w, h), interpolation=cv2.INTER_NEAREST)
     colour = np.median(lab[found.region > 0], axis=0)
-    return Surface(corners, table_mask, holes, colour, score, lens_k, found.contrast)
+    return Surface(corners, table_mask, holes, colour, found.fill, lens_k, found.contrast)
 
 
 def refine_outline(frame: np.ndarray, quad: np.ndarray, samples: int = 80):

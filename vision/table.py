@@ -176,6 +176,11 @@ class TableRegion:
     scale: float  # small copy pixels per frame pixel
     contrast: float  # Lab distance between the outline's rim and what lies beyond it
 
+    @property
+    def fill(self) -> float:
+        """How well the region fits its quadrilateral (1 = exactly)."""
+        return _fill(self.quad, self.filled)
+
 
 def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The table (corners clockwise from the top-left, image px; and its filled mask at frame
@@ -216,14 +221,11 @@ def find_table_region(frame: np.ndarray) -> TableRegion:
     if not any(guesses):
         raise TableNotLocated("no table surface found")
 
-    def fill(g) -> float:
-        return g[2].sum() / max(float(cv2.contourArea(np.float32(g[0]))), 1.0)
-
     def merit(g) -> float:
         return _overlap(g[0], g[2]) * outline_contrast(lab, g[0])
 
     first = [g for g in guesses[:2] if g]
-    chosen = max(first, key=fill) if first else None
+    chosen = max(first, key=lambda g: _fill(g[0], g[2])) if first else None
     challenger = max((g for g in guesses if g), key=merit)
     if chosen is None or merit(challenger) > CLEARLY_BETTER * merit(chosen):
         chosen = challenger
@@ -259,6 +261,11 @@ def _colour_classes(lab: np.ndarray, k: int = 4) -> np.ndarray | None:
         ):
             mask |= (labels == j).astype(np.uint8)
     return mask
+
+
+def _fill(quad: np.ndarray, filled: np.ndarray) -> float:
+    """A region's area over its quadrilateral's (over 1: the region spills beyond it)."""
+    return float(filled.sum()) / max(float(cv2.contourArea(np.float32(quad))), 1.0)
 
 
 def _overlap(quad: np.ndarray, filled: np.ndarray) -> float:
