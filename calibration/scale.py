@@ -11,7 +11,7 @@ The start tile's top-left corner is the origin and its top edge the x axis.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -258,7 +258,7 @@ def fit_scale(
     # tiles is a game in progress (with a lone tile beside it, the lattice was mostly the score
     # track's squares or its picture cut into tile-sized cells).
     try:
-        rough = find_tiles(frame, surface, singles_only=True)
+        rough = _lone_tiles(frame, surface)
     except TileNotFound:
         lattice = _lattice_scale(frame, surface, tile_mm)
         if lattice is not None:
@@ -278,6 +278,20 @@ def fit_scale(
         hom, rms = fit_squares(und, tile_mm)
     side = float(np.mean([np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).mean() for q in quads]))
     return ScaleFit(hom, surface.lens_k, side, len(quads), rms, quads)
+
+
+def _lone_tiles(frame: np.ndarray, surface: Surface) -> list[np.ndarray]:
+    """:func:`find_tiles`' lone tiles; failing that, those among the things near a sharp colour
+    step (a lamp's glare beside the start tile had joined it into no square)."""
+    from meeplecam.vision.table import objects_on_table
+
+    try:
+        return find_tiles(frame, surface, singles_only=True)
+    except TileNotFound:
+        diag = float(np.linalg.norm(surface.corners[2] - surface.corners[0]))
+        inside = cv2.erode(surface.table_mask, np.ones((15, 15), np.uint8))
+        sharp = objects_on_table(frame, inside, reach=max(2, round(0.005 * diag)))
+        return find_tiles(frame, replace(surface, objects_mask=sharp), singles_only=True)
 
 
 def _tile_groups(surface: Surface) -> list[np.ndarray]:
