@@ -163,3 +163,27 @@ def test_a_lone_start_tile_fixes_the_scale_before_a_lattice_beside_it():
     true_px = np.linalg.norm(true - np.roll(true, 1, axis=0), axis=1).mean()
     assert fit.tiles == 1
     assert abs(fit.tile_px / true_px - 1) < 0.03
+
+
+def test_a_start_tile_beside_a_lamps_glare_is_still_found_alone():
+    """Calibration view 1223 (the colours bench's): a glare streak on dark wood joins the start
+    tile into a shapeless blob, and the score track's picture was then fitted as a lattice of
+    18 "tiles". What lies near a sharp colour step (a tile's edge, not the glare's) is looked at
+    again for a lone tile first. (Its size is still 6 % off: the side against the glare is
+    found outside the tile.)"""
+    pytest.importorskip("meeplecam.vision.synth.render")
+    from meeplecam.calibration.demo import calibration_view
+    from meeplecam.calibration.scale import fit_scale
+    from meeplecam.calibration.surface import segment
+    from meeplecam.engine import find_tileset
+    from meeplecam.engine.playout import random_game
+    from meeplecam.vision.synth.scene import Scene
+
+    game = random_game(find_tileset("winter"), 5, seed=1223)
+    scene = Scene(game, 1223, "summer", (1280, 720))
+    frame, view = calibration_view(scene, ["red", "yellow", "green", "blue", "black"], 1223)
+    fit = fit_scale(frame, segment(frame))
+    true = np.asarray(view["tiles"][0]["corners"], float)
+    true_px = np.linalg.norm(true - np.roll(true, 1, axis=0), axis=1).mean()
+    assert fit.tiles == 1
+    assert abs(fit.tile_px / true_px - 1) < 0.1
