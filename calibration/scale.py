@@ -283,14 +283,14 @@ def fit_scale(
 def _lone_tiles(frame: np.ndarray, surface: Surface) -> list[np.ndarray]:
     """:func:`find_tiles`' lone tiles; failing that, those among the things near a sharp colour
     step (a lamp's glare beside the start tile had joined it into no square)."""
-    from meeplecam.vision.table import objects_on_table
+    from meeplecam.vision.table import objects_on_table, sharp_reach
 
     try:
         return find_tiles(frame, surface, singles_only=True)
     except TileNotFound:
         diag = float(np.linalg.norm(surface.corners[2] - surface.corners[0]))
         inside = cv2.erode(surface.table_mask, np.ones((15, 15), np.uint8))
-        sharp = objects_on_table(frame, inside, reach=max(2, round(0.005 * diag)))
+        sharp = objects_on_table(frame, inside, reach=sharp_reach(diag))
         return find_tiles(frame, replace(surface, objects_mask=sharp), singles_only=True)
 
 

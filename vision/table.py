@@ -221,16 +221,15 @@ def find_table_region(frame: np.ndarray) -> TableRegion:
     if not any(guesses):
         raise TableNotLocated("no table surface found")
 
-    def merit(g) -> float:
-        return _overlap(g[0], g[2]) * outline_contrast(lab, g[0])
-
-    first = [g for g in guesses[:2] if g]
-    chosen = max(first, key=lambda g: _fill(g[0], g[2])) if first else None
-    challenger = max((g for g in guesses if g), key=merit)
-    if chosen is None or merit(challenger) > CLEARLY_BETTER * merit(chosen):
+    contrast = {i: outline_contrast(lab, g[0]) for i, g in enumerate(guesses) if g}
+    merit = {i: _overlap(guesses[i][0], guesses[i][2]) * contrast[i] for i in contrast}
+    first = [i for i in (0, 1) if i in contrast]
+    chosen = max(first, key=lambda i: _fill(guesses[i][0], guesses[i][2])) if first else None
+    challenger = max(merit, key=merit.get)
+    if chosen is None or merit[challenger] > CLEARLY_BETTER * merit[chosen]:
         chosen = challenger
-    quad, region, filled = chosen
-    return TableRegion(quad, region, filled, small, lab, s, outline_contrast(lab, quad))
+    quad, region, filled = guesses[chosen]
+    return TableRegion(quad, region, filled, small, lab, s, contrast[chosen])
 
 
 def _colour_classes(lab: np.ndarray, k: int = 4) -> np.ndarray | None:
@@ -480,6 +479,12 @@ def objects_on_table(frame: np.ndarray, table_mask: np.ndarray, reach: int = 0) 
     return found.astype(np.uint8)
 
 
+def sharp_reach(diagonal: float) -> int:
+    """How near a sharp colour step (pixels) a thing on a table of that diagonal must lie to
+    count (``objects_on_table``'s ``reach``): a tile's border, not a glare's soft rim."""
+    return max(2, round(0.005 * diagonal))
+
+
 def find_start_tile(frame: np.ndarray) -> StartTile:
     """The table and the start tile alone on it (sub-pixel corners). Raises NoTiles with what
     was seen.
@@ -516,7 +521,7 @@ def _start_tile_within(frame: np.ndarray, corners: np.ndarray) -> StartTile:
     centre = corners.mean(axis=0)
     shrunk = centre + (corners - centre) * (1 - 0.02)  # not the table's rim
     cv2.fillPoly(inside, [np.round(shrunk).astype(np.int32)], 1)
-    objects = objects_on_table(frame, inside, reach=max(2, round(0.005 * diag)))
+    objects = objects_on_table(frame, inside, reach=sharp_reach(diag))
     # join the tile's art (a snowy tile is table-white between its roads and city) into one blob
     k = max(3, round(0.006 * diag) | 1)
     blobs = cv2.morphologyEx(objects, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
