@@ -15,7 +15,8 @@
 - ``memory``: RSS sampled while the synthetic demo table (generated, never pre-recorded; games
   follow one another) runs through one long-lived live feed for ``--minutes``; reported as the
   slope after warm-up (MB per 10 minutes; flat = < 1). ``--drawn``: drawn games instead, a new
-  tracker per game (that also measures the drawing's allocations).
+  tracker per game (that also measures the drawing's allocations); ``--realtime``: the demo at
+  camera rate, as ``serve --demo`` plays it, so ``--minutes 120`` is a 2-hour session.
 
 Results print as JSON (``--out FILE`` writes them too). Nothing here is a test.
 """
@@ -441,9 +442,11 @@ class _Session:
         self.warnings += 1
 
 
-def bench_memory(minutes: float, drawn: bool = False) -> dict:
+def bench_memory(minutes: float, drawn: bool = False, realtime: bool = False) -> dict:
     """One long-lived live feed on the synthetic demo table (games follow one another, as in
-    ``serve --demo``); RSS sampled every few seconds. ``drawn``: drawn games instead."""
+    ``serve --demo``); RSS sampled every few seconds. ``drawn``: drawn games instead;
+    ``realtime``: the demo at camera rate, as ``serve --demo`` plays it (a 2-hour run is a
+    2-hour session), instead of as fast as the feed takes frames."""
     from meeplecam.engine import Game
     from meeplecam.vision.live.feed import LiveFeed
 
@@ -451,7 +454,7 @@ def bench_memory(minutes: float, drawn: bool = False) -> dict:
         return _memory_drawn(minutes)
     from meeplecam.vision.live.sources import SyntheticSource
 
-    source = SyntheticSource(seed=900, realtime=False, size=(1280, 720))
+    source = SyntheticSource(seed=900, realtime=realtime, size=(1280, 720))
     inner = source.inner
 
     def new_game():
@@ -476,8 +479,9 @@ def bench_memory(minutes: float, drawn: bool = False) -> dict:
         now = time.monotonic()
         if now >= next_sample:
             samples.append((now - start, rss_mb()))
-            next_sample = now + max(1.0, minutes * 60 / 60)
-    return _memory_report(minutes, frames, games, samples, "synthetic demo table, live feed")
+            next_sample = now + _sample_every(minutes)
+    what = "synthetic demo table, live feed" + (", camera rate" if realtime else "")
+    return _memory_report(minutes, frames, games, samples, what)
 
 
 def _memory_drawn(minutes: float) -> dict:
@@ -504,12 +508,17 @@ def _memory_drawn(minutes: float) -> dict:
             now = time.monotonic()
             if now >= next_sample:
                 samples.append((now - start, rss_mb()))
-                next_sample = now + max(1.0, minutes * 60 / 60)
+                next_sample = now + _sample_every(minutes)
             if now - start >= minutes * 60:
                 break
         seed += 1
         games += 1
     return _memory_report(minutes, frames_fed, games, samples, "drawn games, new tracker each")
+
+
+def _sample_every(minutes: float) -> float:
+    """Seconds between RSS samples: about 60 per run, at least one a minute."""
+    return min(60.0, max(1.0, minutes))
 
 
 def _memory_report(minutes, frames, games, samples, what) -> dict:
@@ -571,6 +580,11 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--drawn", action="store_true", help="memory run on drawn games (no synthetic renderer)"
     )
+    parser.add_argument(
+        "--realtime",
+        action="store_true",
+        help="memory run with the demo at camera rate (as serve --demo), not as fast as it goes",
+    )
     parser.add_argument("--out", metavar="FILE", help="also write the results here (JSON)")
     args = parser.parse_args(argv)
     if args.dump and args.answers != "players":
@@ -585,7 +599,7 @@ def main(argv=None) -> int:
             args.games, args.count, args.answers, args.model, args.geometry, args.dump
         )
     if "memory" in args.what:
-        results["memory"] = bench_memory(args.minutes, args.drawn)
+        results["memory"] = bench_memory(args.minutes, args.drawn, args.realtime)
     text = json.dumps(results, indent=2)
     print(text)
     if args.out:

@@ -156,6 +156,10 @@ class ScorerConfig:
     follower_min_area: float = 0.015  # of the crop
     follower_core_px: int = 4  # pixels of a blob the colour must explain clearly
     follower_close: int = 3  # pixels across which the bits of one figure are joined
+    # a figure's shaded side blurs into the tile around it: its blob grows this many pixels
+    # into colours the figure's colour nearly explains (log-likelihood ratio over follower_near)
+    follower_grow: int = 2
+    follower_near: float = -1.0
     pennant_prior: float = 60.0  # pseudo-samples of the pennant colours before any pennant
     blur: int = 3  # Gaussian blur of the crop before reading colours
     kind_strength: float = 100.0  # samples at which a kind weighs as much as the broad model
@@ -745,13 +749,16 @@ class TerrainScorer:
         rivals: Sequence[str] = (),
         within: np.ndarray | None = None,
         close: int | None = None,
+        known: bool = False,
     ) -> tuple[np.ndarray, float]:
         """Pixels of a follower of ``colour`` in a prepared crop (largest blob) and its area.
         A blob is what the colour explains better than any terrain (and than the figure colours
         ``rivals``), grown from a core it explains clearly (``follower_ratio``): a figure's
         shaded side is dimmer than its lit one, and a hard threshold alone breaks it into specks
         too small to count. ``within``: where on the crop the figure may be (e.g. what changed);
-        ``close``: the joining kernel, ``follower_close`` unless given."""
+        ``close``: the joining kernel, ``follower_close`` unless given; ``known``: the players
+        said such a figure is there, so no clear core is needed (learning a colour whose
+        figures this light shows duller than the colour had been)."""
         import cv2
 
         cfg = self.config
@@ -764,14 +771,19 @@ class TerrainScorer:
             ratio = np.where(within, ratio, -np.inf)
         loose = (ratio > 0).astype(np.uint8)
         close = cfg.follower_close if close is None else close
+        near = (ratio > cfg.follower_near).astype(np.uint8)
         if close > 1:  # a figure lying on a city of nearly its colour comes in bits
             k = np.ones((close, close), np.uint8)
-            loose = cv2.morphologyEx(loose, cv2.MORPH_CLOSE, k) & (ratio > -1.0)
+            loose = cv2.morphologyEx(loose, cv2.MORPH_CLOSE, k) & near
+        step = np.ones((3, 3), np.uint8)
+        for _ in range(cfg.follower_grow):
+            loose = cv2.dilate(loose, step) & near
         n, labels, stats, _ = cv2.connectedComponentsWithStats(loose, connectivity=4)
         if n <= 1:
             return np.zeros(loose.shape, bool), 0.0
-        cores = np.bincount(labels[ratio > cfg.follower_ratio], minlength=n)
-        areas = np.where(cores >= cfg.follower_core_px, stats[:, cv2.CC_STAT_AREA], 0)
+        core_ratio, core_px = (0.0, 1) if known else (cfg.follower_ratio, cfg.follower_core_px)
+        cores = np.bincount(labels[ratio > core_ratio], minlength=n)
+        areas = np.where(cores >= core_px, stats[:, cv2.CC_STAT_AREA], 0)
         areas[0] = 0
         big = int(np.argmax(areas))
         area = areas[big] / loose.size

@@ -417,10 +417,15 @@ class Tracker:
         if sure and isinstance(event, Turn) and event.cell == pending.cell:
             tile = self.game.tileset[event.tile]
             whole = pending.board.cell(*pending.cell)
-            self.scorer.learn(pending.crop, tile, event.rotation, pending.follower, whole)
-            if event.meeple and pending.follower is not None and pending.follower.any():
-                colour = self.game.players[self.game.results[-1].player].colour
-                self.scorer.learn_follower(pending.crop, colour, pending.follower)
+            follower = pending.follower
+            colour = self.game.players[self.game.results[-1].player].colour
+            if event.meeple and (follower is None or not follower.any()):
+                # the players put a figure there that its colour missed: this light shows the
+                # colour duller than it was known, so learn it (and keep it out of the tile's)
+                follower, _ = self.scorer.follower_mask(pending.crop, colour, known=True)
+            self.scorer.learn(pending.crop, tile, event.rotation, follower, whole)
+            if event.meeple and follower is not None and follower.any():
+                self.scorer.learn_follower(pending.crop, colour, follower)
         self.ask_cells.discard(pending.cell)
         self.recheck.discard(pending.cell)
         for follower in self.game.results[-1].returned:

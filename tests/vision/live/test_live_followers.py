@@ -7,10 +7,10 @@ from meeplecam.engine import find_tileset
 from meeplecam.vision.live.appearance import DEFAULT_COLOURS, ScorerConfig, TerrainScorer
 
 
-def _learned_scorer() -> TerrainScorer:
+def _learned_scorer(config: ScorerConfig | None = None) -> TerrainScorer:
     """A scorer that has seen a snowy start tile (field, road, city) under this light."""
     ts = find_tileset("winter")
-    scorer = TerrainScorer()
+    scorer = TerrainScorer(config)
     scorer.players = ["red", "yellow"]
     tile = ts["D"]
     kinds = scorer._kinds(tile, 0)
@@ -55,12 +55,13 @@ def test_no_figure_on_plain_snow_or_for_another_colour():
 def test_a_figure_seen_in_bits_on_a_city_of_its_colour_is_one_follower():
     """A yellow figure lying on a tan city: blurred, half its pixels look about as much like
     the city as like the figure, and the rest do not touch (every other pixel). Joined across
-    one pixel, it is one follower; without, no bit is large enough to count."""
+    one pixel, or grown into the colours it nearly explains, it is one follower; neither, no
+    bit is large enough to count."""
     tile = find_tileset("winter")["E"]  # a city along the north side
     tan, snow, yellow, between = (110, 170, 210), (235, 230, 225), (40, 200, 230), (50, 222, 180)
 
-    def scorer(close: int) -> tuple[TerrainScorer, np.ndarray]:
-        s = TerrainScorer(ScorerConfig(follower_close=close))
+    def scorer(close: int, grow: int) -> tuple[TerrainScorer, np.ndarray]:
+        s = TerrainScorer(ScorerConfig(follower_close=close, follower_grow=grow))
         kinds = s._kinds(tile, 0)
         city = np.full((*kinds.shape, 3), snow, np.uint8)
         city[kinds != 0] = tan
@@ -72,8 +73,23 @@ def test_a_figure_seen_in_bits_on_a_city_of_its_colour_is_one_follower():
                 figure[y, x] = yellow if (x + y) % 2 == 0 else between
         return s, figure
 
-    joined, figure = scorer(close=3)
-    mask, _ = joined.follower_mask(figure, "yellow")
-    assert mask[3:11, 12:20].mean() > 0.9
-    apart, figure = scorer(close=1)
+    for close, grow in ((3, 0), (1, 2)):
+        joined, figure = scorer(close, grow)
+        mask, _ = joined.follower_mask(figure, "yellow")
+        assert mask[3:11, 12:20].mean() > 0.9
+    apart, figure = scorer(close=1, grow=0)
     assert not apart.follower_mask(figure, "yellow")[0].any()
+
+
+def test_a_figure_the_players_pointed_out_teaches_its_colour_under_this_light():
+    """An olive figure under a dim lamp: yellow explains it better than the snow, but not as
+    clearly as a figure must be explained to be found. Once the players say it is there, its
+    pixels are learned as yellow, and the next such figure is found."""
+    scorer = _learned_scorer(ScorerConfig(follower_ratio=4.0))
+    olive = (60, 140, 180)
+    crop = _snow_with_figure(olive, olive)
+    assert not scorer.follower_mask(crop, "yellow")[0].any()
+    mask, _ = scorer.follower_mask(crop, "yellow", known=True)
+    assert mask[10:21, 12:20].mean() > 0.9
+    scorer.learn_follower(crop, "yellow", mask)
+    assert scorer.follower_mask(crop, "yellow")[0][10:21, 12:20].mean() > 0.9

@@ -33,6 +33,22 @@ def test_the_model_tells_a_pennant_pair_apart(palette, pair, art_cell):
             assert _ranked(scorer, cell, options)[0] == (laid, rotation), (laid, rotation)
 
 
+@pytest.mark.parametrize("pair", [("M", "N"), ("O", "P")])
+def test_a_far_cameras_blurred_shield_is_clearly_a_shield(pair):
+    """A camera far from the table sees a tile 36 px across, softened: the shield is a blur of
+    a few pixels. Against art blurred alike it still matches its own type far better than its
+    twin (sharp art left the two about as near: a faint shield looked like none)."""
+    model = build_from_art(TILESET, "winter")
+    for rotation in (0, 90, 180, 270):
+        for laid, twin in (pair, pair[::-1]):
+            small = art.tile_art(TILESET[laid], rotation, "winter", 36)
+            seen = cv2.GaussianBlur(cv2.resize(small, (46, 46)), (0, 0), 1.0)
+            mine, theirs = model.twin_distances(
+                features(seen, model.size), (laid, rotation), (twin, rotation)
+            )
+            assert (theirs - mine) / (theirs + mine) > 0.8, (laid, rotation)
+
+
 def test_a_follower_over_the_art_is_left_out(art_cell):
     """A red figure covers part of the tile: the pixels under it are no evidence of the art."""
     scorer = TerrainScorer(reference=build_from_art(TILESET, "winter"))
@@ -61,6 +77,16 @@ def test_distance_finds_the_rotation_of_a_sample():
 def test_a_model_of_the_art_holds_every_tile_type():
     model = build_from_art(TILESET, "winter")
     assert set(model.templates) == set(TILESET.types)
+
+
+def test_a_model_of_the_art_knows_every_copy_drawn_differently():
+    """The table draws one copy of each type with its trees elsewhere (or with animals): that
+    copy's own picture is in the model, and a copy drawn alike is not counted twice."""
+    model = build_from_art(TILESET, "winter")
+    other_copy = art.tile_art(TILESET["R"], 0, "winter", 200, variant=1)
+    assert model.distance(features(other_copy, model.size), "R", 0) < 1.0
+    if art.scans_available():  # a scanned type without an animal copy has one picture
+        assert len(build_from_art(TILESET, "scans").templates["R"]) == 1
 
 
 def test_model_build_from_the_scans_says_when_they_are_missing(monkeypatch, tmp_path, capsys):
