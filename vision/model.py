@@ -26,10 +26,11 @@ MODEL_FORMAT = "meeplecam-appearance/1"
 TEMPLATE_PX = 20
 # The pennant-twin test compares the camera's picture with art blurred by this much (sigma, of
 # the tile's side): a shield is a few camera pixels, blurred into the city around it, and
-# against sharp art a blurred shield looked as much like none as like one. On the pennant-twin
-# cells of 20 + 20 rendered games (1920x1080) without a follower, blurred 0.8 px at 24: Winter
-# scans 318 right, 0 wrong (315, 3 sharp); snowy art 333, 1 (329, 5). The whole-tile distance
-# keeps the sharp art: blurred, it read slightly worse.
+# against sharp art a blurred shield looked as much like none as like one. On the 318
+# pennant-twin cells with no follower of 20 games drawn with the Winter scans (1920x1080,
+# ``bench/twins.py``): 318 right, 0 wrong, none near a tie (315, 3 and 6 against sharp art);
+# the snowy art's 334, right either way. The whole-tile distance keeps the sharp art: blurred,
+# it read slightly worse.
 TWIN_BLUR = 1 / 30
 
 
@@ -118,10 +119,10 @@ class AppearanceModel:
         key = (tile, quarter, blurred)  # add_sample forgets the tile's entries
         cached = self._turned_cache.get(key)
         if cached is None:
-            sigma = TWIN_BLUR * self.size
+            sigma = TWIN_BLUR * self.size if blurred else 0.0
             cached = np.stack(
                 [
-                    rotate_cw(cv2.GaussianBlur(a, (0, 0), sigma) if blurred else a, 90 * quarter)
+                    rotate_cw(cv2.GaussianBlur(a, (0, 0), sigma) if sigma else a, 90 * quarter)
                     for a in samples
                 ]
             )
@@ -221,8 +222,8 @@ def build_from_art(tileset, palette: str, size: int = ART_TEMPLATE_PX) -> Appear
     engine's own drawings, ``scans`` for the Winter scans in ``../shared/data/winter-tiles``):
     the appearance model of the demo table, and of any copy whose art is that printing. Every art
     variant of a type that is drawn differently is a sample: the table draws one copy of each
-    type as its variant, with animals, or with its trees elsewhere (a model without those, which
-    are a third of the copies laid, read a tree on R's field side as T's road)."""
+    type as its variant, with animals, or with its trees elsewhere (without that copy's picture,
+    a tree on its field side was read as T's road stub)."""
     from .synth import art
 
     model = AppearanceModel(tileset.name, size)
