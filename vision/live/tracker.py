@@ -105,6 +105,9 @@ class TrackerConfig:
     foot_percentile: float = 50
     max_options: int = 6  # options listed in a question
     min_evidence_px: int = 12  # visible pixels (of the scoring crop) where the two best differ
+    # ... unless the best leads by this much: those few pixels spoke clearly (a pennant twin's
+    # shield half under a follower, which the model's blurred twin test still reads)
+    evidence_margin: float = 0.3
     follower_guard: int = 3  # pixels around a follower left out of tile scoring (dilation)
     unexplained: float = 0.03  # a tile the rules forbid here may fit better by at most this
     spent_margin: float = 0.02  # ... and a tile whose every copy is played, by at most this
@@ -759,7 +762,7 @@ class Tracker:
         doubts: tuple[str, ...] = ()
         if margin < cfg.margin:
             doubts += (f"the runner-up is close ({margin:.3f})",)
-        if seen < cfg.min_evidence_px:
+        if seen < cfg.min_evidence_px and margin < cfg.evidence_margin:
             doubts += (f"the two best differ in {seen} px",)
         if unexplained >= cfg.unexplained:
             rival, turned = others[int(np.argmax(other_scores))]
