@@ -404,7 +404,14 @@ class TerrainScorer:
                     bonus = self._template_bonus(lab, tile, rotation, keep, template_memo)
                 out["template"].append(bonus)
             if reference is not None:
-                out["reference"].append(-self._reference_cost(reference, tile, rotation))
+                pennant_twins = [
+                    t
+                    for t in alike.get((tile.id, rotation), ())
+                    if has_pennant(t[0]) != has_pennant(tile)
+                ]
+                out["reference"].append(
+                    -self._reference_cost(reference, tile, rotation, pennant_twins)
+                )
                 if twin_of:
                     out["reference twin"].append(
                         self._reference_twin(
@@ -573,9 +580,20 @@ class TerrainScorer:
         scale = (cfg.size / (1 - 2 * cfg.inset)) / (ta.shape[0] / (1 - 2 * cfg.reference_inset))
         return max(seen, round(int(drawn.sum()) * scale**2))
 
-    def _reference_cost(self, reference, tile: TileType, rotation: int) -> float:
+    def _reference_cost(self, reference, tile: TileType, rotation: int, twins=()) -> float:
+        """The whole tile's distance from the model's art, scaled. Where an option's pennant
+        ``twins`` (tile, rotation) are drawn apart from it (the shield) is left out: the twin
+        test decides there, against art blurred as the camera blurs it, while this distance
+        would compare a blurred shield with a sharp one and lean to the twin without."""
         feats, keep, memo = reference
         model = self.reference
+        if twins:
+            shield = np.zeros((model.size, model.size), bool)
+            for twin, turned in twins:
+                shield |= model.drawn_apart(
+                    (tile.id, rotation), (twin.id, turned), self.config.reference_contrast
+                )
+            keep = ~shield if keep is None else keep & ~shield
         distance = model.distance(feats, tile.id, rotation, keep)
         if distance is None:  # a type the model lacks: as far as the farthest type it holds
             if "missing" not in memo:

@@ -373,3 +373,21 @@ def test_a_standing_figure_stands_where_its_foot_is_whichever_side_the_camera_is
     mask[px(0.42) : px(0.82), px(0.45) : px(0.56)] = True
     (turn,) = tracker._turns_for(game.tileset["A"], 0, (0, 1), mask)
     assert turn.meeple == spot
+
+
+def test_a_clear_lead_is_not_doubted_for_the_few_pixels_it_rests_on(drawn_game, drawn_frames):
+    # two readings that differ in a few visible pixels (a shield half under a follower) are
+    # asked about, unless the best leads by ``evidence_margin``: then those pixels spoke clearly.
+    # Here every two readings count as differing in "few" pixels.
+    config = TrackerConfig(min_evidence_px=10_000)
+    game = _fresh(drawn_game)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), config=config)
+    leads = {Commit: [], Question: []}
+    for frame in drawn_frames:
+        for obs in tracker.feed(frame):
+            if isinstance(obs, Commit | Question):
+                leads[type(obs)].append(tracker.pending.margin)
+                game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
+    assert leads[Commit] and leads[Question]
+    assert min(leads[Commit]) >= config.evidence_margin
+    assert max(leads[Question]) < config.evidence_margin
