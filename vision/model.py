@@ -88,7 +88,7 @@ class AppearanceModel:
             return None
         if keep is None:
             keep = np.ones(feats.shape[:2], bool)
-        differ = keep & self.drawn_apart(a, b, contrast)
+        differ = keep & (np.linalg.norm(ta[0] - tb[0], axis=2) > contrast)
         agree = keep & ~differ
         if differ.sum() < 3 or agree.sum() < 20:
             return None
@@ -102,14 +102,6 @@ class AppearanceModel:
             return float(((fitted - x[differ]) ** 2).sum(axis=2).mean(axis=1).min())
 
         return nearest(ta), nearest(tb)
-
-    def drawn_apart(self, a: tuple[str, int], b: tuple[str, int], contrast=12.0) -> np.ndarray:
-        """Where the first samples of two (type, rotation), blurred as the twin test sees them,
-        differ by more than ``contrast`` (Lab); nowhere when either has no sample."""
-        ta, tb = (self._turned(tile, (rotation // 90) % 4, True) for tile, rotation in (a, b))
-        if ta is None or tb is None:
-            return np.zeros((self.size, self.size), bool)
-        return np.linalg.norm(ta[0] - tb[0], axis=2) > contrast
 
     def sample(self, tile: str, rotation: int) -> np.ndarray | None:
         """The first sample of ``tile`` turned to ``rotation`` (features), if the model has one."""

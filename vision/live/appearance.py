@@ -404,14 +404,7 @@ class TerrainScorer:
                     bonus = self._template_bonus(lab, tile, rotation, keep, template_memo)
                 out["template"].append(bonus)
             if reference is not None:
-                pennant_twins = [
-                    t
-                    for t in alike.get((tile.id, rotation), ())
-                    if has_pennant(t[0]) != has_pennant(tile)
-                ]
-                out["reference"].append(
-                    -self._reference_cost(reference, tile, rotation, pennant_twins)
-                )
+                out["reference"].append(-self._reference_cost(reference, tile, rotation))
                 if twin_of:
                     out["reference twin"].append(
                         self._reference_twin(
@@ -424,6 +417,8 @@ class TerrainScorer:
                 out["sides"].append(-self.config.side_weight * cost)
             if roads is not None:
                 out["roads"].append(self.config.road_weight * RoadCrossings.agreement(roads, sides))
+        if reference is not None:
+            out["reference"] = _shared_by_pennant_twins(out["reference"], options, alike)
         return out
 
     def _templated(self, options, twin_of) -> set:
@@ -580,20 +575,9 @@ class TerrainScorer:
         scale = (cfg.size / (1 - 2 * cfg.inset)) / (ta.shape[0] / (1 - 2 * cfg.reference_inset))
         return max(seen, round(int(drawn.sum()) * scale**2))
 
-    def _reference_cost(self, reference, tile: TileType, rotation: int, twins=()) -> float:
-        """The whole tile's distance from the model's art, scaled. Where an option's pennant
-        ``twins`` (tile, rotation) are drawn apart from it (the shield) is left out: the twin
-        test decides there, against art blurred as the camera blurs it, while this distance
-        would compare a blurred shield with a sharp one and lean to the twin without."""
+    def _reference_cost(self, reference, tile: TileType, rotation: int) -> float:
         feats, keep, memo = reference
         model = self.reference
-        if twins:
-            shield = np.zeros((model.size, model.size), bool)
-            for twin, turned in twins:
-                shield |= model.drawn_apart(
-                    (tile.id, rotation), (twin.id, turned), self.config.reference_contrast
-                )
-            keep = ~shield if keep is None else keep & ~shield
         distance = model.distance(feats, tile.id, rotation, keep)
         if distance is None:  # a type the model lacks: as far as the farthest type it holds
             if "missing" not in memo:
@@ -808,6 +792,22 @@ class TerrainScorer:
         if area < cfg.follower_min_area:
             return np.zeros(loose.shape, bool), float(area)
         return labels == big, float(area)
+
+
+def _shared_by_pennant_twins(values: list[float], options, twin_of) -> list[float]:
+    """Each option's whole-tile term, the best of it and its pennant twins' among the options:
+    the twin test decides between them, against art blurred as the camera blurs it, while the
+    whole-tile distance compares a blurred shield with a sharp one and leans to the twin without
+    (on the scans games it outweighed a right twin test twice). Against every other type the
+    pair counts as its likelier member, the same whichever set of options is scored (leaving the
+    shield's pixels out instead made options and forbidden tiles incomparable: 97 questions)."""
+    index = {(tile.id, rotation): i for i, (tile, rotation) in enumerate(options)}
+    shared = list(values)
+    for i, (tile, rotation) in enumerate(options):
+        for twin, turned in twin_of.get((tile.id, rotation), ()):
+            if has_pennant(twin) != has_pennant(tile):
+                shared[i] = max(shared[i], values[index[twin.id, turned]])
+    return shared
 
 
 def _tolerant(like: np.ndarray, size: int) -> np.ndarray:
