@@ -535,6 +535,7 @@ def _memory_report(minutes, frames, games, samples, what) -> dict:
         "rss_after_warmup_mb": round(float(m[warm][0]), 1) if warm.any() else None,
         "rss_last_mb": round(float(m[-1]), 1) if len(m) else None,
         "slope_mb_per_10min_after_warmup": round(slope, 2),
+        "samples_s_mb": [[round(float(a)), round(float(b), 1)] for a, b in zip(t, m, strict=True)],
     }
 
 
