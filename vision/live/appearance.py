@@ -160,6 +160,9 @@ class ScorerConfig:
     # into colours the figure's colour nearly explains (log-likelihood ratio over follower_near)
     follower_grow: int = 2
     follower_near: float = -1.0
+    # a figure the players say is there covers about 0.06 of the crop: a blob of its colour
+    # larger than this is the tile's art, and is not learned as the figure
+    follower_max_known: float = 0.15
     pennant_prior: float = 60.0  # pseudo-samples of the pennant colours before any pennant
     blur: int = 3  # Gaussian blur of the crop before reading colours
     kind_strength: float = 100.0  # samples at which a kind weighs as much as the broad model
@@ -760,7 +763,8 @@ class TerrainScorer:
         too small to count. ``within``: where on the crop the figure may be (e.g. what changed);
         ``close``: the joining kernel, ``follower_close`` unless given; ``known``: the players
         said such a figure is there, so no clear core is needed (learning a colour whose
-        figures this light shows duller than the colour had been)."""
+        figures this light shows duller than the colour had been), but a blob larger than a
+        figure (``follower_max_known``) is none."""
         import cv2
 
         cfg = self.config
@@ -789,7 +793,7 @@ class TerrainScorer:
         areas[0] = 0
         big = int(np.argmax(areas))
         area = areas[big] / loose.size
-        if area < cfg.follower_min_area:
+        if area < cfg.follower_min_area or (known and area > cfg.follower_max_known):
             return np.zeros(loose.shape, bool), float(area)
         return labels == big, float(area)
 

@@ -93,3 +93,13 @@ def test_a_figure_the_players_pointed_out_teaches_its_colour_under_this_light():
     assert mask[10:21, 12:20].mean() > 0.9
     scorer.learn_follower(crop, "yellow", mask)
     assert scorer.follower_mask(crop, "yellow")[0][10:21, 12:20].mean() > 0.9
+
+
+def test_a_colour_that_explains_a_whole_tile_is_not_learned_as_the_figure():
+    """The players say a yellow figure is on a tile whose art yellow explains everywhere: the
+    blob is the art, not the figure, and nothing is learned from it."""
+    scorer = _learned_scorer(ScorerConfig(follower_ratio=4.0))
+    olive = np.full((32, 32, 3), (60, 140, 180), np.uint8)
+    mask, area = scorer.follower_mask(olive, "yellow", known=True)
+    assert area > scorer.config.follower_max_known
+    assert not mask.any()
