@@ -445,9 +445,8 @@ class _Session:
 def bench_memory(minutes: float, drawn: bool = False, realtime: bool = False) -> dict:
     """One long-lived live feed on the synthetic demo table (games follow one another, as in
     ``serve --demo``); RSS sampled about 60 times (at least once a minute). ``drawn``: drawn
-    games instead;
-    ``realtime``: the demo at camera rate, as ``serve --demo`` plays it (a 2-hour run is a
-    2-hour session), instead of as fast as the feed takes frames."""
+    games instead; ``realtime``: the demo at camera rate, as ``serve --demo`` plays it (a
+    2-hour run is a 2-hour session), instead of as fast as the feed takes frames."""
     from meeplecam.engine import Game
     from meeplecam.vision.live.feed import LiveFeed
 
