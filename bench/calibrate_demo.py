@@ -11,6 +11,7 @@ import json
 import sys
 
 import numpy as np
+from report import emit
 
 FIVE = ["red", "yellow", "green", "blue", "black"]
 
@@ -53,10 +54,7 @@ def main(argv=None) -> int:
         "warned": sum(not r["saved"] for r in rows),
         "saved_wrong": [r["seed"] for r in rows if r["saved"] and r not in right],
     }
-    print(json.dumps(summary, indent=1))
-    if args.out:
-        with open(args.out, "w") as fh:
-            json.dump({"summary": summary, "seeds": rows}, fh, indent=1)
+    emit(summary, args.out, {"summary": summary, "seeds": rows}, indent=1)
     return 0
 
 

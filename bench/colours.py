@@ -25,12 +25,12 @@ warned) and writes the per-scene rows with ``--out``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections import Counter
 
 import numpy as np
+from report import emit
 
 COLOURS = ["red", "yellow", "green", "blue", "black"]
 STATES = 4  # table states rendered per scene
@@ -180,10 +180,7 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
     out = summary(rows)
-    print(json.dumps(out, indent=1))
-    if args.out:
-        with open(args.out, "w") as fh:
-            json.dump({"summary": out, "scenes": rows}, fh, indent=1)
+    emit(out, args.out, {"summary": out, "scenes": rows}, indent=1)
     return 0
 
 

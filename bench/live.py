@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from report import emit
 
 COUNTS = (
     "right",
@@ -601,10 +602,7 @@ def main(argv=None) -> int:
         )
     if "memory" in args.what:
         results["memory"] = bench_memory(args.minutes, args.drawn, args.realtime)
-    text = json.dumps(results, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    emit(results, args.out)
     return 0
 
 

@@ -18,6 +18,8 @@ import json
 import sys
 from pathlib import Path
 
+from report import emit
+
 PAIRS = ("MN", "OP", "FG", "QR", "ST")
 TWIN_OF = {a: b for pair in PAIRS for a, b in (pair, pair[::-1])}
 INSET = 0.02  # of the cell trimmed, as the live scorer trims it for the model
@@ -98,10 +100,7 @@ def main(argv=None) -> int:
                 total[key] = total.get(key, 0) + n
             print(f"{game.name}: {total}", file=sys.stderr, flush=True)
         results["folders"][folder] = total
-    text = json.dumps(results, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    emit(results, args.out)
     return 0
 
 
