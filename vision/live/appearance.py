@@ -169,11 +169,21 @@ class ScorerConfig:
     pennant_city: float = 0.5  # share of the city's colours in a pennant's region
     outlier: float = 0.1  # share of the broad model in every kind (bounds one pixel's evidence)
     pennant_weight: float = 0.04  # weight of the pennant contrast test per city segment
-    # what a city's contrast (Lab: _city_contrast) says: "a pennant" above 10 before any sample,
-    # sure 6 beyond; then the log-likelihood ratio (pennant : none), sure at 9
-    pennant_split: Split = field(
-        default_factory=lambda: Split(threshold=10.0, scale=6.0, sure_ratio=9.0, min_sd=2.0)
+    # what a city's contrast (Lab: _city_contrast) says at each lightness weight
+    # (vision.live.twins.LIGHTNESS): until the table has shown cities with a pennant and
+    # without, "a pennant" above the threshold (sure `scale` beyond) at the weight its fields
+    # suggest (snowy_whiteness); then the log-likelihood ratio (pennant : none) at the weight
+    # that tells them apart here, sure at 9
+    pennant_splits: dict[float, Split] = field(
+        default_factory=lambda: {
+            0.5: Split(threshold=10.0, scale=4.0, sure_ratio=9.0, min_sd=2.0),
+            -0.3: Split(threshold=18.0, scale=4.0, sure_ratio=9.0, min_sd=2.0),
+        }
     )
+    pennant_min_city: float = 0.15  # of the crop: a smaller city (eroded) has no pennant test
+    # fields whose lightness less twice their chroma (Lab, 0-255) is above this are snow: the
+    # snowy art's 175-250, grass 35-70 under the renderer's lights
+    snowy_whiteness: float = 120.0
     # where a pennant twin's picture is known (vision.live.twins), its share of the pennant
     # term, the rest the blot test's
     twin_share: float = 1.0
@@ -591,10 +601,30 @@ class TerrainScorer:
     # --- pennants ----------------------------------------------------------------------------
     def lightness(self) -> float:
         """How much a lighter spot counts against its blue in the pennant tests on this table's
-        art (:func:`vision.live.twins.choose_lightness`)."""
+        art: the weight that tells the cities confirmed with a pennant and without apart best
+        (:func:`vision.live.twins.choose_lightness`); until both were seen, by the fields:
+        where they are snowy a pale spot is as likely snow as a shield (the first weight),
+        where they are grass the shield's white half is the palest thing on a city."""
         if self._lightness is None:
-            self._lightness = choose_lightness(self.pennant_seen)
+            chosen = choose_lightness(self.pennant_seen)
+            if chosen is None:
+                snowy = self.field_whiteness() > self.config.snowy_whiteness
+                chosen = LIGHTNESS[0] if snowy else LIGHTNESS[1]
+            self._lightness = chosen
         return self._lightness
+
+    def field_whiteness(self) -> float:
+        """The learned fields' mean lightness less twice their mean chroma (Lab, 0-255): high
+        for snow, low for grass; as snow until a field was learned (the Winter art's prior)."""
+        counts = self.counts[FIELD].reshape(SHAPE)
+        n = counts.sum()
+        if n < MIN_SAMPLES:
+            return 255.0
+        centres = [(np.arange(k) + 0.5) * 256 / k for k in SHAPE]
+        light = (counts.sum(axis=(1, 2)) * centres[0]).sum() / n
+        a = (counts.sum(axis=(0, 2)) * centres[1]).sum() / n - 128
+        b = (counts.sum(axis=(0, 1)) * centres[2]).sum() / n - 128
+        return float(light - 2 * np.hypot(a, b))
 
     def pennant_contrast(self, lab, tile: TileType, rotation: int, segment: int, keep, lightness):
         """How strongly a shield stands out anywhere on a city segment (the camera sees
@@ -602,32 +632,37 @@ class TerrainScorer:
         city = (self._labels(tile, rotation) == segment) & keep
         return self._city_contrast(lab, city, lightness)
 
-    @staticmethod
-    def _city_contrast(lab, city, lightness: float):
-        """The bluest spot well inside a city: the most its b* falls below the city's median,
-        less ``lightness`` times any lightness above it (:data:`vision.live.twins.LIGHTNESS`:
-        snow is pale blue, a shield's white half the palest thing in a city). A pennant is a
-        blue-and-white shield in every edition, a few blurred pixels at camera scale whose blue
-        survives; editions put it in different places (the Winter art in the city's corner, far
-        from where the geometry model draws it), so it is looked for on the whole city. Snow on
-        roofs and walls is blue-tinted too, but light: in such art the lightness term keeps it
-        out; the city's rim, where snowy field is blurred in, is eroded away."""
+    def _city_contrast(self, lab, city, lightness: float):
+        """How far the bluest spot well inside a city stands out from the city's own blue spots:
+        its blueness less the city's 90th percentile, where blueness is how far b* falls below
+        the city's median less ``lightness`` times any lightness above it
+        (:data:`vision.live.twins.LIGHTNESS`: snow is pale blue, a shield's white half the
+        palest thing in a city). A pennant is a blue-and-white shield in every edition, a few
+        blurred pixels at camera scale whose blue survives; editions put it in different places
+        (the Winter art in the city's corner, far from where the geometry model draws it), so
+        it is looked for on the whole city. Against the city's percentile, not its median: an
+        art of blue roofs (or snowy ones) raises every spot of a city, and a larger city has
+        more of them. The city's rim, where the field is blurred in, is eroded away; a city
+        smaller than ``pennant_min_city`` (a one-side cap: no set draws a pennant there, and
+        its bluest spot is not comparable with a large city's) gives None."""
         import cv2
 
         inner = cv2.erode(city.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
         inner[[0, -1]] = inner[:, [0, -1]] = False  # the crop's edge: the gap and the neighbour
-        if inner.sum() < 5:
+        if inner.sum() < self.config.pennant_min_city * inner.size:
             return None
         dev = lab - np.median(lab[inner], axis=0)
-        blueness = -dev[..., 2] - lightness * np.maximum(dev[..., 0], 0)
-        return float(blueness[inner].max())
+        blueness = (-dev[..., 2] - lightness * np.maximum(dev[..., 0], 0))[inner]
+        return float(blueness.max() - np.percentile(blueness, 90))
 
     def pennant_evidence(self, contrast: float) -> float:
-        """How much a city's contrast (:meth:`_city_contrast`) says "pennant", from -1 (surely
-        none) to 1 (surely one), weighed by the cities seen with and without one here
-        (:mod:`vision.live.evidence`: a bluish roof on a plain city and a faded shield overlap)."""
-        yes, no = self.pennant_seen[self.lightness()]
-        return self.config.pennant_split.evidence(contrast, yes, no)
+        """How much a city's contrast (:meth:`_city_contrast` at :meth:`lightness`) says
+        "pennant", from -1 (surely none) to 1 (surely one), weighed by the cities seen with and
+        without one here (:mod:`vision.live.evidence`: a bluish roof on a plain city and a
+        faded shield overlap)."""
+        lightness = self.lightness()
+        yes, no = self.pennant_seen[lightness]
+        return self.config.pennant_splits[lightness].evidence(contrast, yes, no)
 
     def _pennant_term(self, lab, tile: TileType, rotation: int, keep, contrasts=None) -> float:
         """Per city segment: + for a pennant where the option has one and the image shows a

@@ -31,7 +31,8 @@ MIN_PIXELS = 20  # of the city, seen in both the view and the picture, for a com
 # thing in a city of red roofs, so in such art it counts more (-0.3: on one copy's scanned art
 # the blot test told 60 cities with a shield from 198 without at AUC 0.98, against 0.83 with
 # 0.5; on the Winter scans 0.91 with 0.5, 0.80 with -0.3). The table picks one by the cities
-# it has confirmed (choose_lightness); until then the first.
+# it has confirmed (choose_lightness); until then the scorer goes by its fields (snowy: the
+# first; grass: the second, vision.live.appearance.TerrainScorer.lightness).
 LIGHTNESS = (0.5, -0.3)
 
 
@@ -88,15 +89,15 @@ class TwinConfig:
     )
 
 
-def choose_lightness(seen: dict[float, tuple[list[float], list[float]]]) -> float:
+def choose_lightness(seen: dict[float, tuple[list[float], list[float]]]) -> float | None:
     """The lightness weight (of :data:`LIGHTNESS`) whose measurements, on the cities confirmed
     with a pennant and without (``seen``: weight -> (with, without)), stand furthest apart in
-    units of their spread; the first until both kinds have been seen."""
-    best, separation = LIGHTNESS[0], -np.inf
+    units of their spread; None until both kinds have been seen."""
+    best, separation = None, -np.inf
     for lightness in LIGHTNESS:
         high, low = seen[lightness]
         if len(high) < 2 or len(low) < 3:
-            return LIGHTNESS[0]
+            return None
         (hc, hs), (lc, ls) = robust_normal(high), robust_normal(low)
         s = (hc - lc) / np.hypot(hs, ls)
         if s > separation:

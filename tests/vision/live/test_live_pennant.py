@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from meeplecam.engine import Kind, find_tileset
-from meeplecam.vision.live.appearance import TerrainScorer, city_segments
+from meeplecam.vision.live.appearance import TerrainScorer, _lab, city_segments
 from meeplecam.vision.live.twins import LIGHTNESS
 
 BLUE_SHIELD = (150, 80, 60)  # BGR
@@ -44,9 +44,10 @@ def _city_crop(scorer, tile, rotation, spot=None, colour=BLUE_SHIELD):
     return crop
 
 
-def _roofed_city(scorer, tile, shield: bool, seed: int):
-    """A city of red roofs with dark blue ones among them, on green field: the art of the newer
-    base game. Its shield is a blue square beside a white one. Blurred as the scorer's crops."""
+def _roofed_city(scorer, tile, shield: bool, seed: int, blue_roofs: int = 6):
+    """A city of red roofs with ``blue_roofs`` dark blue ones among them, on green field: the
+    art of the newer base game. Its shield is a blue square beside a white one. Blurred as the
+    scorer's crops."""
     import cv2
 
     kinds = scorer._kinds(tile, 0)
@@ -54,8 +55,8 @@ def _roofed_city(scorer, tile, shield: bool, seed: int):
     crop[kinds != 0] = (60, 90, 190)  # red roofs (BGR)
     city = np.argwhere(cv2.erode((kinds != 0).astype(np.uint8), np.ones((7, 7), np.uint8)))
     rng = np.random.default_rng(seed)
-    for y, x in city[rng.choice(len(city), 6, replace=False)]:
-        crop[y : y + 2, x : x + 2] = (120, 50, 30)  # blue roofs
+    for y, x in city[rng.choice(len(city), blue_roofs, replace=False)]:
+        crop[y : y + 2, x : x + 2] = (117, 84, 64)  # slate-blue roofs (a scanned copy's)
     if shield:
         y, x = city[rng.integers(len(city))]
         crop[y - 2 : y + 2, x - 2 : x] = BLUE_SHIELD
@@ -66,7 +67,7 @@ def _roofed_city(scorer, tile, shield: bool, seed: int):
 def test_the_table_learns_whether_a_light_spot_is_snow_or_a_shield():
     with_pennant, plain = _pennant_pair()
     scorer = TerrainScorer()
-    assert scorer.lightness() == LIGHTNESS[0]  # snowy art until the table shows otherwise
+    assert scorer.lightness() == LIGHTNESS[0]  # snowy art until the table shows a field
     for seed in range(4):
         scorer.learn(_roofed_city(scorer, with_pennant, True, seed), with_pennant, 0)
         scorer.learn(_roofed_city(scorer, plain, False, seed), plain, 0)
@@ -134,3 +135,55 @@ def test_a_contrast_where_the_two_overlap_says_little():
     assert scorer.pennant_evidence(17.0) > 0.5
     assert scorer.pennant_evidence(3.0) < -0.5
     assert abs(scorer.pennant_evidence(10.0)) < 0.25  # a bluish roof or a faded shield: ask
+
+
+def _copy_cell(tile, variant: int):
+    """A copy's scan of ``tile`` at camera scale: a 46 px cell (1080p) blurred by 1.2 px."""
+    import cv2
+
+    from meeplecam.vision.synth import art
+
+    scan = art.load_copy_scan(tile, variant)
+    small = cv2.resize(scan, (46, 46), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(small, (0, 0), 1.2)
+
+
+@pytest.mark.parametrize("pair", ["MN", "OP", "FG", "QR", "ST"])
+def test_on_a_newer_copy_a_shield_stands_out_from_blue_roofs_from_the_first_city(pair):
+    # the newer base game's cities have slate-blue roofs; its shield is blue and white, the
+    # palest thing on a city of red roofs. Where the fields are grass the scorer weighs a pale
+    # spot for a shield from the start; before any city is confirmed it may be unsure, but never
+    # surely wrong, and every copy with the shield stands out more than every copy without
+    from meeplecam.vision.synth import art
+
+    if not art.copy_scans_available():
+        pytest.skip("../shared/data/real/scans is absent")
+    tileset = find_tileset("base")
+    scorer = TerrainScorer()
+    start = tileset["D"]
+    scorer.learn(scorer.prepare(_copy_cell(start, 0)), start, 0)
+    assert scorer.lightness() == -0.3  # grass: the shield's white half counts for it
+    options = [(tileset[pair[0]], 0), (tileset[pair[1]], 0)]
+    says = {}  # tile id -> how much each copy's picture says "the one with the pennant"
+    for tile_id in pair:
+        copies = len(art.copy_scans()[tile_id])
+        for variant in range(copies):
+            crop = scorer.prepare(_copy_cell(tileset[tile_id], variant))
+            lab = _lab(crop)
+            keep = np.ones(crop.shape[:2], bool)
+            with_pennant, plain = (scorer._pennant_term(lab, t, r, keep) for t, r in options)
+            says.setdefault(tile_id, []).append(with_pennant - plain)
+    assert min(says[pair[0]]) > max(says[pair[1]])
+    assert min(says[pair[0]]) > -1.0 and max(says[pair[1]]) < 1.0  # never surely wrong
+
+
+def test_a_city_on_one_side_has_no_pennant_test():
+    # no set draws a pennant on a one-side city, and its bluest spot is no measure for a
+    # large city's: it is neither scored nor learned
+    tileset = find_tileset("winter")
+    cap = tileset["E"]  # a city on one side
+    scorer = TerrainScorer()
+    crop = _city_crop(scorer, cap, 0)
+    assert _terms(scorer, crop, [(cap, 0)]) == [0.0]
+    scorer.learn(crop, cap, 0)
+    assert all(yes == [] and no == [] for yes, no in scorer.pennant_seen.values())
