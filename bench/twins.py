@@ -25,8 +25,10 @@ TWIN_OF = {a: b for pair in PAIRS for a, b in (pair, pair[::-1])}
 INSET = 0.02  # of the cell trimmed, as the live scorer trims it for the model
 
 
-def _cells(folder: Path):
-    """(tile, rotation, follower on it, 48 px cell picture) of each pennant-twin tile laid."""
+def laid_cells(folder: Path, wanted=lambda tile_id: tile_id in TWIN_OF):
+    """(tile, rotation, follower on it, cell picture) of each tile laid whose id is
+    ``wanted`` (the pennant twins unless told), in the order they were laid, each cut from the
+    first settled frame with no hand that shows it."""
     import cv2
 
     from meeplecam.vision.live.replay import truth_rectifier
@@ -43,7 +45,7 @@ def _cells(folder: Path):
             if cell in seen:
                 continue
             seen.add(cell)
-            if tile["tile"] not in TWIN_OF:
+            if not wanted(tile["tile"]):
                 continue
             if frame is None:
                 frame = cv2.imread(str(folder / "frames" / f"{truth_path.stem}.jpg"))
@@ -61,7 +63,7 @@ def bench_folder(folder: Path) -> dict:
     truth = json.loads(min((folder / "truth").glob("*.json")).read_text())
     model = build_from_art(tileset, truth["palette"])
     counts = {"free": [0, 0, 0], "all": [0, 0, 0]}  # right, wrong, near a tie
-    for tile, rotation, covered, cell in _cells(folder):
+    for tile, rotation, covered, cell in laid_cells(folder):
         if TWIN_OF[tile] not in tileset:
             continue
         d = round(cell.shape[0] * INSET)
