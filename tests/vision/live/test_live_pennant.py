@@ -44,10 +44,9 @@ def _city_crop(scorer, tile, rotation, spot=None, colour=BLUE_SHIELD):
     return crop
 
 
-def _roofed_city(scorer, tile, shield: bool, seed: int, blue_roofs: int = 6):
-    """A city of red roofs with ``blue_roofs`` dark blue ones among them, on green field: the
-    art of the newer base game. Its shield is a blue square beside a white one. Blurred as the
-    scorer's crops."""
+def _roofed_city(scorer, tile, shield: bool, seed: int):
+    """A city of red roofs with slate-blue ones among them, on green field: the art of the newer
+    base game. Its shield is a blue square beside a white one. Blurred as the scorer's crops."""
     import cv2
 
     kinds = scorer._kinds(tile, 0)
@@ -55,7 +54,7 @@ def _roofed_city(scorer, tile, shield: bool, seed: int, blue_roofs: int = 6):
     crop[kinds != 0] = (60, 90, 190)  # red roofs (BGR)
     city = np.argwhere(cv2.erode((kinds != 0).astype(np.uint8), np.ones((7, 7), np.uint8)))
     rng = np.random.default_rng(seed)
-    for y, x in city[rng.choice(len(city), blue_roofs, replace=False)]:
+    for y, x in city[rng.choice(len(city), 6, replace=False)]:
         crop[y : y + 2, x : x + 2] = (117, 84, 64)  # slate-blue roofs (a scanned copy's)
     if shield:
         y, x = city[rng.integers(len(city))]
