@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from report import emit
-from twins import TWIN_OF, laid_cells
+from twins import TWIN_OF, laid_cells, tally
 
 SURE = 0.25  # a blot term beyond this decides a pair of twins on its own (2 x 0.04 x 0.25 = 0.02)
 
@@ -53,15 +53,7 @@ def main(argv=None) -> int:
     parser.add_argument("--count", type=int, default=20, help="games per folder")
     parser.add_argument("--out", metavar="FILE", help="also write the results here (JSON)")
     args = parser.parse_args(argv)
-    results: dict[str, dict[str, int]] = {}
-    for folder in args.folders:
-        total: dict[str, int] = {}
-        for game in sorted(Path(folder).glob("game-*"))[: args.count]:
-            for key, n in bench_folder(game).items():
-                total[key] = total.get(key, 0) + n
-            print(f"{game.name}: {total}", file=sys.stderr, flush=True)
-        results[folder] = dict(sorted(total.items()))
-    emit(results, args.out)
+    emit(tally(args.folders, args.count, bench_folder), args.out)
     return 0
 
 

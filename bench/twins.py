@@ -83,6 +83,20 @@ def bench_folder(folder: Path) -> dict:
     }
 
 
+def tally(folders, count: int, per_game) -> dict[str, dict[str, int]]:
+    """Per folder, the sums of ``per_game(game folder)``'s counts over its first ``count``
+    games, with the running totals on stderr."""
+    results = {}
+    for folder in folders:
+        total: dict[str, int] = {}
+        for game in sorted(Path(folder).glob("game-*"))[:count]:
+            for key, n in per_game(game).items():
+                total[key] = total.get(key, 0) + n
+            print(f"{game.name}: {total}", file=sys.stderr, flush=True)
+        results[folder] = dict(sorted(total.items()))
+    return results
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", help="folders of synthetic games (game-* inside)")
@@ -95,13 +109,7 @@ def main(argv=None) -> int:
     if args.blur is not None:
         model.TWIN_BLUR = args.blur
     results = {"twin_blur": model.TWIN_BLUR, "folders": {}}
-    for folder in args.folders:
-        total: dict[str, int] = {}
-        for game in sorted(Path(folder).glob("game-*"))[: args.count]:
-            for key, n in bench_folder(game).items():
-                total[key] = total.get(key, 0) + n
-            print(f"{game.name}: {total}", file=sys.stderr, flush=True)
-        results["folders"][folder] = total
+    results["folders"] = tally(args.folders, args.count, bench_folder)
     emit(results, args.out)
     return 0
 
