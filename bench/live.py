@@ -248,12 +248,20 @@ def bench_latency(
 
 
 def _play_with_players(
-    frames, game, rectifier, expected, reference, dump: Path | None = None, name: str = "game"
+    frames,
+    game,
+    rectifier,
+    expected,
+    reference,
+    dump: Path | None = None,
+    name: str = "game",
+    inspect=None,
 ) -> tuple[dict, list]:
     """The live loop with people at the table who know what they laid (see bench_latency):
     ``right`` counts turns committed right without a question; ``mistakes`` lists every other
     reading (what was laid, what was read, whether it was asked) for finding what to fix;
-    with ``dump`` each of them is written there too (see :func:`_Dump`)."""
+    with ``dump`` each of them is written there too (see :func:`_Dump`). ``inspect`` is
+    called with the tracker before the first frame (another bench's probes)."""
     from meeplecam.engine import Discard, Turn
     from meeplecam.engine.record import event_to_dict, parse_event
     from meeplecam.vision.live.observations import Amend, Commit, Question, Warning
@@ -264,6 +272,8 @@ def _play_with_players(
     events = [parse_event(t, i + 1) for i, t in enumerate(expected["turns"])]
     tracker = Tracker(game, rectifier, reference=reference, locate=from_detection)
     decoded = _Dump.watch(tracker) if dump else None
+    if inspect is not None:
+        inspect(tracker)
     tally = dict.fromkeys(COUNTS, 0)
     tally["turns"] = sum(isinstance(e, Turn) for e in events)
     mistakes = []

@@ -420,13 +420,17 @@ class Tracker:
         if sure and isinstance(event, Turn) and event.cell == pending.cell:
             tile = self.game.tileset[event.tile]
             whole = pending.board.cell(*pending.cell)
-            follower = pending.follower
+            # with no figure on the tile, what looked like one was its art (a cloister's red
+            # roofs read as a red monk): learned as the tile's, so it is not read so again
+            follower = pending.follower if event.meeple else None
             colour = self.game.players[self.game.results[-1].player].colour
             if event.meeple and (follower is None or not follower.any()):
                 # the players put a figure there that its colour missed: this light shows the
                 # colour duller than it was known, so learn it (and keep it out of the tile's)
                 follower, _ = self.scorer.follower_mask(pending.crop, colour, known=True)
-            self.scorer.learn(pending.crop, tile, event.rotation, follower, whole)
+            self.scorer.learn(
+                pending.crop, tile, event.rotation, follower, whole, bare=not event.meeple
+            )
             if event.meeple and follower is not None and follower.any():
                 self.scorer.learn_follower(pending.crop, colour, follower)
         self.ask_cells.discard(pending.cell)

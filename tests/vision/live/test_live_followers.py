@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 
 from meeplecam.engine import find_tileset
-from meeplecam.vision.live.appearance import DEFAULT_COLOURS, ScorerConfig, TerrainScorer
+from meeplecam.vision.live.appearance import CLOISTER, DEFAULT_COLOURS, ScorerConfig, TerrainScorer
 
 
 def _learned_scorer(config: ScorerConfig | None = None) -> TerrainScorer:
@@ -103,3 +103,35 @@ def test_a_colour_that_explains_a_whole_tile_is_not_learned_as_the_figure():
     mask, area = scorer.follower_mask(olive, "yellow", known=True)
     assert area > scorer.config.follower_max_known
     assert not mask.any()
+
+
+def test_red_roofs_the_players_said_are_no_monk_are_learned_as_the_cloister():
+    """A cloister of red roofs on grass, the red player's turn: the roofs look like a red monk.
+    Once the players say no figure stands on the tile, the roofs are learned as the
+    cloister's own colours and the next such cloister shows no monk. Learned as a tile that
+    may hide a figure, a colour of the players' is left out, and the monk stays."""
+    tile = find_tileset("base")["B"]
+    grass, wall, red = (60, 150, 70), (170, 180, 185), DEFAULT_COLOURS["red"]
+
+    def scorer() -> tuple[TerrainScorer, np.ndarray]:
+        s = TerrainScorer()
+        s.players = ["red", "yellow"]
+        kinds = s._kinds(tile, 0)
+        plain = np.full((*kinds.shape, 3), grass, np.uint8)
+        plain[kinds == CLOISTER] = wall
+        for _ in range(3):  # cloisters of grey walls: both kinds learned
+            s.learn(plain.copy(), tile, 0)
+        roofs = plain.copy()
+        roofs[14:20, 13:19] = red
+        return s, roofs
+
+    kept_out, roofs = scorer()
+    assert kept_out.follower_mask(roofs, "red")[0].any()
+    for _ in range(3):
+        kept_out.learn(roofs, tile, 0)
+    assert kept_out.follower_mask(roofs, "red")[0].any()
+
+    bare, roofs = scorer()
+    for _ in range(3):
+        bare.learn(roofs, tile, 0, bare=True)
+    assert not bare.follower_mask(roofs, "red")[0].any()
