@@ -519,16 +519,15 @@ class TerrainScorer:
 
     def _hidden_at(self, ignore: np.ndarray, size: int, inset: float) -> np.ndarray:
         """The crop's follower mask carried over to another frame of the cell: ``size`` pixels
-        square over the cell trimmed by ``inset`` (the crop is trimmed by the scorer's)."""
+        square over the cell trimmed by ``inset`` (the crop is trimmed by the scorer's). Beyond
+        the crop's edge the mask goes on as it is at the edge: a figure cut off there stands
+        on the cell's border band too (a follower at a side hides that side's road)."""
         cfg = self.config
         # centre of each pixel of that frame, in cell units, then in crop pixels
         u = inset + (np.arange(size) + 0.5) / size * (1 - 2 * inset)
         at = np.floor((u - cfg.inset) / (1 - 2 * cfg.inset) * ignore.shape[0]).astype(int)
-        inside = (at >= 0) & (at < ignore.shape[0])
-        hidden = np.zeros((size, size), bool)
-        rows, cols = np.nonzero(inside[:, None] & inside[None, :])
-        hidden[rows, cols] = ignore[at[rows], at[cols]]
-        return hidden
+        at = np.clip(at, 0, ignore.shape[0] - 1)
+        return ignore[np.ix_(at, at)]
 
     # --- the appearance model ---------------------------------------------------------------
     def _reference_features(self, cell, ignore):

@@ -13,6 +13,9 @@ A road is in every band (it runs to the centre); a speck of decoration is in one
 (``C``, ``R``, ``F``) keeps the per-position mean and spread of the profiles seen on the tiles the
 table has confirmed (the start tile shows all three in the base sets), and an option's cost is how
 far its four sides are from the profiles of the kinds it puts there, in units of that spread.
+A side whose middle a follower hides says nothing: that is where a road would cross it, and
+what is left (field flanks, the figure's blurred rim) told a curve beside a knight from a
+junction whose third road runs under it the wrong way round.
 """
 
 from __future__ import annotations
@@ -37,6 +40,10 @@ class SideConfig:
     cap: float = 9.0  # most that one position may cost (squared spreads): a follower's shadow,
     # a glare spot
     shift: int = 1  # positions a profile may slide (art drawn a little off the middle)
+    # a side whose middle (where a road crosses it; part of the side) a figure hides this
+    # much, in any band, tells nothing (see the module's notes)
+    middle: tuple[float, float] = (0.35, 0.65)
+    max_hidden: float = 0.3
 
 
 class SideProfiles:
@@ -129,6 +136,9 @@ class SideProfiles:
         cfg = self.config
         mean, var = model
         colours, valid = profile
+        lo, hi = (round(f * cfg.positions) for f in cfg.middle)
+        if (~valid[:, lo:hi]).mean(axis=1).max() > cfg.max_hidden:
+            return 0.0
         best = None
         for shift in range(-cfg.shift, cfg.shift + 1):
             d = np.minimum(

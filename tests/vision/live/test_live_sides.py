@@ -71,3 +71,37 @@ def test_the_art_of_the_first_tiles_reads_a_straight_road(palette, art_cell):
     straight = profiles.cost(view, TILESET["U"].oriented(0).sides)
     for rotation in TILESET["W"].distinct_rotations:
         assert straight < profiles.cost(view, TILESET["W"].oriented(rotation).sides)
+
+
+def test_a_figure_over_a_sides_middle_leaves_road_and_field_alike():
+    """A figure stands where a road would cross the north side. What is left of the side is
+    field on both flanks, a road under the figure or not, so the side says nothing: a junction
+    whose third road runs under the figure and a straight road tie on it."""
+    profiles = SideProfiles()
+    for sides in ("CRFR", "FRFR", "RRFR"):
+        profiles.learn(profiles.read(_drawn_cell(sides)), sides)
+    cell = _drawn_cell("RRFR")
+    cell[0:14, 18:30] = (30, 30, 200)
+    hidden = np.zeros((64, 64), bool)
+    hidden[0:20, 24:40] = True
+    seen = profiles.read(cell, hidden)
+    assert profiles.cost(seen, "RRFR") == profiles.cost(seen, "FRFR")
+    assert profiles.cost(profiles.read(cell), "RRFR") != profiles.cost(profiles.read(cell), "FRFR")
+
+
+def test_a_figure_the_scorer_crop_cuts_off_hides_the_side_beyond_the_crop():
+    """The scorer's crop leaves out the cell's outer band (the gap, a neighbour's edge), which
+    the side profiles read. A figure standing over the north edge is cut off where the crop
+    ends, and goes on beyond it: the outer band is hidden there too, and the rest of it is
+    seen."""
+    from meeplecam.vision.live.appearance import TerrainScorer
+
+    scorer = TerrainScorer()
+    figure = np.zeros((scorer.config.size,) * 2, bool)
+    figure[:6, 13:19] = True  # on the crop, touching its north edge
+    north, east, _, _ = scorer._side_profiles(_drawn_cell("FRFR"), figure)
+    valid = north[1]
+    middle = valid.shape[1] // 2
+    assert not valid[:, middle - 1 : middle + 1].any()  # every band, the outer one too
+    assert valid[:, :3].all() and valid[:, -3:].all()
+    assert east[1].all()
