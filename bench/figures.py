@@ -2,7 +2,8 @@
 whether a figure really stands there (``python bench/figures.py --help``).
 
 Each game is played as ``bench/live.py latency --answers players`` plays it (no profile: the
-tracker finds the table and learns the art and the colours during play). For each newly laid tile
+tracker finds the table and learns the art and the colours during play; ``--model`` as with
+``--model``). For each newly laid tile
 the current player's colour is looked for as the tracker looks for it, but keeping every blob with
 a clear core of at least one pixel; each blob's clear core (pixels the colour explains by
 ``ScorerConfig.follower_ratio``) and area are recorded with whether the game's truth has a figure
@@ -18,7 +19,7 @@ import argparse
 import dataclasses
 import sys
 
-from live import _play_with_players, _replay_games
+from live import _play_with_players, _reference, _replay_games
 from report import emit
 
 
@@ -54,14 +55,16 @@ def _blob_probe(found: list):
     return inspect
 
 
-def bench_folder(folder: str, count: int) -> dict:
+def bench_folder(folder: str, count: int, model: str | None = None) -> dict:
     from meeplecam.vision.live.appearance import ScorerConfig
 
     figures: list[int] = []
     specks: list[int] = []
-    for name, frames, game, rectifier, expected, _ in _replay_games(folder, count, True):
+    games = _replay_games(folder, count, find_table=model is None)
+    for name, frames, game, rectifier, expected, palette in games:
         found: list = []
-        _play_with_players(frames, game, rectifier, expected, None, inspect=_blob_probe(found))
+        reference = _reference(model, game, palette)
+        _play_with_players(frames, game, rectifier, expected, reference, inspect=_blob_probe(found))
         has_figure = {(t["x"], t["y"]): "meeple" in t for t in expected["turns"] if "x" in t}
         first = {}
         for cell, core, _area in found:  # a tile read again (after a correction) counts once
@@ -85,9 +88,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", help="folders of synthetic games (game-* inside)")
     parser.add_argument("--count", type=int, default=10, help="games per folder")
+    parser.add_argument(
+        "--model",
+        metavar="FILE|art",
+        help="play with this appearance model and the renderer's table geometry, as "
+        "bench/live.py latency --model does (default: no profile, the table found)",
+    )
     parser.add_argument("--out", metavar="FILE", help="also write the results here (JSON)")
     args = parser.parse_args(argv)
-    emit({folder: bench_folder(folder, args.count) for folder in args.folders}, args.out)
+    results = {folder: bench_folder(folder, args.count, args.model) for folder in args.folders}
+    emit(results, args.out)
     return 0
 
 

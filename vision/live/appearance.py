@@ -154,9 +154,10 @@ class ScorerConfig:
     follower_sd: float = 9.0  # Lab spread of a follower colour before any sample
     follower_ratio: float = 1.5  # log-likelihood ratio a follower pixel needs over terrain
     follower_min_area: float = 0.015  # of the crop
-    # pixels of a blob the colour must explain clearly: every figure of 30 games rendered in
-    # three arts shows 11 or more; specks of art in a player's colour (a cloister's roofs) 4-7
-    follower_core_px: int = 8
+    # pixels of a blob the colour must explain clearly: over 70 rendered games (bench/
+    # figures.py) every figure showed 7 or more, 9 of 14 specks of art in a player's colour
+    # (a cloister's roofs) 6 or fewer
+    follower_core_px: int = 7
     follower_close: int = 3  # pixels across which the bits of one figure are joined
     # a figure's shaded side blurs into the tile around it: its blob grows this many pixels
     # into colours the figure's colour nearly explains (log-likelihood ratio over follower_near)
