@@ -29,8 +29,6 @@ def _blob_probe(found: list):
     each tile the tracker reads."""
 
     def inspect(tracker) -> None:
-        from meeplecam.vision.live.appearance import lab_bins
-
         decode = tracker._decode_tile
 
         def probing(board, cell):
@@ -44,8 +42,7 @@ def _blob_probe(found: list):
             finally:
                 scorer.config = kept
             if mask.any():
-                bins = lab_bins(crop)
-                ratio = scorer.follower_log(colour)[bins] - scorer.kind_log()[:, bins].max(axis=0)
+                ratio = scorer.follower_ratio(crop, colour)
                 core = int((mask & (ratio > kept.follower_ratio)).sum())
                 found.append((cell, core, round(area, 4)))
             return decode(board, cell)

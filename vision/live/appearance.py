@@ -788,6 +788,15 @@ class TerrainScorer:
         self._follower_log.pop(colour, None)
 
     # --- followers ----------------------------------------------------------------------------
+    def follower_ratio(self, crop: np.ndarray, colour: str, rivals: Sequence[str] = ()):
+        """Per pixel of a prepared crop, how much better ``colour`` explains it than any
+        terrain kind and any of the figure colours ``rivals`` (log-likelihood ratio)."""
+        bins = lab_bins(crop)
+        other = self.kind_log()[:, bins].max(axis=0)
+        for rival in rivals:
+            other = np.maximum(other, self.follower_log(rival)[bins])
+        return self.follower_log(colour)[bins] - other
+
     def follower_mask(
         self,
         crop: np.ndarray,
@@ -809,11 +818,7 @@ class TerrainScorer:
         import cv2
 
         cfg = self.config
-        bins = lab_bins(crop)
-        other = self.kind_log()[:, bins].max(axis=0)
-        for rival in rivals:
-            other = np.maximum(other, self.follower_log(rival)[bins])
-        ratio = self.follower_log(colour)[bins] - other
+        ratio = self.follower_ratio(crop, colour, rivals)
         if within is not None:
             ratio = np.where(within, ratio, -np.inf)
         loose = (ratio > 0).astype(np.uint8)
