@@ -188,8 +188,9 @@ class ScorerConfig:
     # snowy art's 175-250, grass 35-70 under the renderer's lights
     snowy_whiteness: float = 120.0
     # where a pennant twin's picture is known (vision.live.twins), its share of the pennant
-    # term, the rest the blot test's
-    twin_share: float = 1.0
+    # term, the rest the blot test's, per lightness weight: where a pale spot counts for a
+    # shield (grass art) the blot test finds its white half on the first city and stays
+    twin_shares: dict[float, float] = field(default_factory=lambda: {0.5: 1.0, -0.3: 0.5})
     tolerance: int = 1  # each kind's evidence is the best within this square (pixels, odd)
     side_weight: float = 0.2  # weight of the side profiles learned in play (vision.live.sides)
     road_weight: float = 0.1  # weight of the road crossings per side (vision.live.roads)
@@ -409,7 +410,7 @@ class TerrainScorer:
                     if (tile.id, rotation) in twins and cell is not None:
                         twin = self._twin_term(cell, ignore, tile, rotation, twin_memo)
                     if twin is not None:
-                        share = self.config.twin_share
+                        share = self.config.twin_shares[self.lightness()]
                         pennant = share * twin + (1 - share) * pennant
                 out["pennant"].append(pennant_weight * pennant)
             if templated:
@@ -676,7 +677,8 @@ class TerrainScorer:
         lightness = self.lightness()
         total = 0.0
         for segment, has in city_segments(tile):
-            city = (labels == segment) & keep
+            whole = labels == segment
+            city = whole & keep
             key = city.tobytes()
             if key not in contrasts:
                 contrasts[key] = self._city_contrast(lab, city, lightness)
@@ -684,6 +686,8 @@ class TerrainScorer:
             if c is None:
                 continue
             z = self.pennant_evidence(c)
+            if z < 0 and not city[whole].all():
+                z = 0.0  # no shield in sight, but a figure on the city may stand on it
             total += z if has else -z
         return total
 
@@ -739,7 +743,10 @@ class TerrainScorer:
                 np.add.at(self.counts[k], bins[sel], 1.0)
         self._log = None
         lab = _lab(crop)
+        labels = self._labels(tile, rotation)
         for segment, has in city_segments(tile):
+            if ignore is not None and (ignore & (labels == segment)).any():
+                continue  # a figure on the city may hide its pennant: no measure of either
             for lightness, seen in self.pennant_seen.items():
                 c = self.pennant_contrast(lab, tile, rotation, segment, keep, lightness)
                 if c is not None:
