@@ -59,18 +59,26 @@ class AppearanceModel:
         model's size) and the nearest sample of ``tile`` turned to ``rotation``, over the pixels
         ``keep`` allows (a follower on the tile is no evidence of the art under it), each side
         re-centred on those pixels. None when the model holds no sample of the tile."""
-        turned = self._turned(tile, (rotation // 90) % 4)
-        if turned is None:
-            return None
         if keep is None:
             keep = np.ones(feats.shape[:2], bool)
         if not keep.any():
-            return 0.0
-        x = feats[keep]
-        x = x - x.mean(axis=0)
-        t = turned[:, keep]  # samples x pixels x 3
-        t = t - t.mean(axis=1, keepdims=True)
-        return float(((t - x) ** 2).sum(axis=2).mean(axis=1).min())
+            return 0.0 if tile in self.templates else None
+        per_pixel = self.pixel_distances(feats, tile, rotation, keep)
+        return None if per_pixel is None else float(per_pixel[keep].mean())
+
+    def pixel_distances(
+        self, feats: np.ndarray, tile: str, rotation: int, keep: np.ndarray
+    ) -> np.ndarray | None:
+        """Per pixel, the squared distance of ``feats`` from the sample of ``tile`` turned to
+        ``rotation`` that is nearest over the pixels ``keep`` (some must be), each re-centred
+        on those pixels; None when the model holds no sample of the tile."""
+        turned = self._turned(tile, (rotation // 90) % 4)
+        if turned is None:
+            return None
+        x = feats - feats[keep].mean(axis=0)
+        t = turned - turned[:, keep].mean(axis=1)[:, None, None, :]
+        per_pixel = ((t - x) ** 2).sum(axis=3)  # samples x size x size
+        return per_pixel[int(per_pixel[:, keep].mean(axis=1).argmin())]
 
     def twin_distances(
         self, feats: np.ndarray, a: tuple[str, int], b: tuple[str, int], keep=None, contrast=12.0

@@ -202,6 +202,11 @@ class ScorerConfig:
     reference_contrast: float = 12.0  # Lab distance at which two tiles' art counts as different
     reference_inset: float = 0.02  # part of the cell trimmed for it (the gap: the tile's border
     # and corners stay, where a pennant is often drawn)
+    # a blob of a player's colour whose pixels are this close to the option's art (mean squared
+    # distance, the model's features) is the art, not a figure: on the copy on a white table
+    # (10 games, art model), a cloister's red roofs read as a monk at 175, 181 and 583, the 156
+    # figures at 526 or more (monks on cloisters 559 and 740)
+    art_figure_distance: float = 350.0
 
 
 def lab_bins(crop: np.ndarray) -> np.ndarray:
@@ -541,6 +546,19 @@ class TerrainScorer:
         d = round(h * self.config.reference_inset)
         feats = features(cell[d : h - d, d : w - d], self.reference.size)
         return feats, self._reference_keep(ignore), {}
+
+    def art_explains(self, cell, mask: np.ndarray, tile: TileType, rotation: int) -> bool:
+        """Whether the appearance model's art of ``tile`` at ``rotation`` explains a blob
+        (``mask`` on the scorer crop of the untrimmed ``cell`` picture) taken for a figure: a
+        cloister's red roofs are no red monk. False without a model or its art of the tile."""
+        if self.reference is None or cell is None:
+            return False
+        blob = self._hidden_at(mask, self.reference.size, self.config.reference_inset)
+        if not blob.any() or blob.all():
+            return False
+        feats, _, _ = self._reference_features(cell, None)
+        per_pixel = self.reference.pixel_distances(feats, tile.id, rotation, ~blob)
+        return per_pixel is not None and per_pixel[blob].mean() < self.config.art_figure_distance
 
     def _reference_twin(self, reference, option: tuple[str, int], twins) -> float:
         """+ (up to ``reference_twin_weight``) for an option (id, rotation) whose art the cell

@@ -748,7 +748,10 @@ class Tracker:
         spot_doubt = False
         for i in order[: cfg.max_options]:
             tile, rotation = options[i]
-            turns = self._turns_for(tile, rotation, cell, follower, figure=figure)
+            on_tile = follower
+            if follower is not None and self.scorer.art_explains(whole, follower, tile, rotation):
+                on_tile = None  # the tile's own art (red roofs), not a figure
+            turns = self._turns_for(tile, rotation, cell, on_tile, figure=figure)
             if len(turns) > 1:
                 spot_doubt = spot_doubt or i == order[0]
             for j, turn in enumerate(turns):

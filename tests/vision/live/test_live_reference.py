@@ -137,3 +137,20 @@ def test_the_scorer_reports_each_term_and_scores_their_sum(art_cell):
     assert terms["reference twin"][2] == 0
     totals = np.sum(list(terms.values()), axis=0)
     assert np.allclose(scorer.score(crop, options, None, cell), totals)
+
+
+def test_a_blob_the_tiles_own_art_explains_is_no_figure(art_cell):
+    # the newer base game's cloister has red roofs: the follower detector sees a red blob
+    # there, and the art of the tile says it is the building, where a red monk is not
+    scorer = TerrainScorer(reference=build_from_art(TILESET, "winter"))
+    cloister = TILESET["B"]
+    cell = art_cell("B", 0, "winter")
+    crop = scorer.prepare(cell)
+    size = crop.shape[0]
+    yy, xx = np.mgrid[0:size, 0:size]
+    middle = np.hypot(xx - size / 2, yy - size / 2) < 0.15 * size
+    assert scorer.art_explains(cell, middle, cloister, 0)
+    monk = cell.copy()
+    cv2.circle(monk, (24, 24), 6, (30, 30, 200), -1)
+    assert not scorer.art_explains(monk, middle, cloister, 0)
+    assert not TerrainScorer().art_explains(cell, middle, cloister, 0)  # no model: no say
