@@ -6,7 +6,7 @@ import pytest
 
 from meeplecam.engine import Kind, find_tileset
 from meeplecam.vision.live.appearance import TerrainScorer, _lab, city_segments
-from meeplecam.vision.live.twins import LIGHTNESS
+from meeplecam.vision.live.twins import CHOOSE_AFTER, LIGHTNESS
 
 BLUE_SHIELD = (150, 80, 60)  # BGR
 SNOW = (250, 235, 225)  # pale, blue-tinted
@@ -67,7 +67,7 @@ def test_the_table_learns_whether_a_light_spot_is_snow_or_a_shield():
     with_pennant, plain = _pennant_pair()
     scorer = TerrainScorer()
     assert scorer.lightness() == LIGHTNESS[0]  # snowy art until the table shows a field
-    for seed in range(4):
+    for seed in range(CHOOSE_AFTER):  # enough cities of each kind for the table's own choice
         scorer.learn(_roofed_city(scorer, with_pennant, True, seed), with_pennant, 0)
         scorer.learn(_roofed_city(scorer, plain, False, seed), plain, 0)
     assert scorer.lightness() < 0  # the shield's white half counts for it
@@ -229,7 +229,7 @@ def test_a_city_under_a_figure_is_not_learned_as_a_city_with_a_pennant_or_withou
 def test_the_table_chooses_how_a_pale_spot_counts_only_after_several_cities_of_each_kind():
     # three cities with a shield and four without chose the snowy weight on a grass table whose
     # shields its own weight told from roofs at AUC 0.997 (one copy, 158 cities)
-    from meeplecam.vision.live.twins import CHOOSE_AFTER, choose_lightness
+    from meeplecam.vision.live.twins import choose_lightness
 
     few = {w: ([20.0, 21.0, 30.0], [6.0, 9.0, 10.0, 22.0]) for w in LIGHTNESS}
     assert choose_lightness(few) is None
