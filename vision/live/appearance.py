@@ -547,16 +547,22 @@ class TerrainScorer:
         feats = features(cell[d : h - d, d : w - d], self.reference.size)
         return feats, self._reference_keep(ignore), {}
 
-    def art_explains(self, cell, mask: np.ndarray, tile: TileType, rotation: int) -> bool:
+    def art_explains(
+        self, cell, mask: np.ndarray, tile: TileType, rotation: int, memo: dict | None = None
+    ) -> bool:
         """Whether the appearance model's art of ``tile`` at ``rotation`` explains a blob
         (``mask`` on the scorer crop of the untrimmed ``cell`` picture) taken for a figure: a
-        cloister's red roofs are no red monk. False without a model or its art of the tile."""
+        cloister's red roofs are no red monk. False without a model or its art of the tile.
+        ``memo`` keeps the cell's features and the blob across the options of one cell."""
         if self.reference is None or cell is None:
             return False
-        blob = self._hidden_at(mask, self.reference.size, self.config.reference_inset)
+        memo = {} if memo is None else memo
+        if "blob" not in memo:
+            memo["blob"] = self._hidden_at(mask, self.reference.size, self.config.reference_inset)
+            memo["feats"] = self._reference_features(cell, None)[0]
+        blob, feats = memo["blob"], memo["feats"]
         if not blob.any() or blob.all():
             return False
-        feats, _, _ = self._reference_features(cell, None)
         per_pixel = self.reference.pixel_distances(feats, tile.id, rotation, ~blob)
         return per_pixel is not None and per_pixel[blob].mean() < self.config.art_figure_distance
 
@@ -646,12 +652,6 @@ class TerrainScorer:
         a = (counts.sum(axis=(0, 2)) * centres[1]).sum() / n - 128
         b = (counts.sum(axis=(0, 1)) * centres[2]).sum() / n - 128
         return float(light - 2 * np.hypot(a, b))
-
-    def pennant_contrast(self, lab, tile: TileType, rotation: int, segment: int, keep, lightness):
-        """How strongly a shield stands out anywhere on a city segment (the camera sees
-        ``keep``), or None when it sees too little of the city. See :meth:`_city_contrast`."""
-        city = (self._labels(tile, rotation) == segment) & keep
-        return self._city_contrast(lab, city, lightness)
 
     def _city_contrast(self, lab, city, lightness: float):
         """How far the bluest spot well inside a city stands out from the city's own blue spots:
@@ -763,10 +763,11 @@ class TerrainScorer:
         lab = _lab(crop)
         labels = self._labels(tile, rotation)
         for segment, has in city_segments(tile):
-            if ignore is not None and (ignore & (labels == segment)).any():
+            city = labels == segment
+            if ignore is not None and (ignore & city).any():
                 continue  # a figure on the city may hide its pennant: no measure of either
             for lightness, seen in self.pennant_seen.items():
-                c = self.pennant_contrast(lab, tile, rotation, segment, keep, lightness)
+                c = self._city_contrast(lab, city & keep, lightness)
                 if c is not None:
                     seen[0 if has else 1].append(c)
         self._lightness = None

@@ -746,10 +746,13 @@ class Tracker:
         order = sorted(range(len(options)), key=lambda i: -scores[i])
         ranked: list[tuple[Turn, float]] = []
         spot_doubt = False
+        art_memo: dict = {}  # the cell and the blob as the appearance model reads them
         for i in order[: cfg.max_options]:
             tile, rotation = options[i]
             on_tile = follower
-            if follower is not None and self.scorer.art_explains(whole, follower, tile, rotation):
+            if follower is not None and self.scorer.art_explains(
+                whole, follower, tile, rotation, art_memo
+            ):
                 on_tile = None  # the tile's own art (red roofs), not a figure
             turns = self._turns_for(tile, rotation, cell, on_tile, figure=figure)
             if len(turns) > 1:
