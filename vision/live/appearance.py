@@ -166,6 +166,13 @@ class ScorerConfig:
     # a figure the players say is there covers about 0.06 of the crop: a blob of its colour
     # larger than this is the tile's art, and is not learned as the figure
     follower_max_known: float = 0.15
+    # a figure's foot is read from the part of its blob that its colour explains at least this
+    # share as clearly as its clearest pixels (the 90th percentile): the figure's shadow on a
+    # pale tile can join the blob, a little likelier the figure's than the terrain's, and pull
+    # the foot into the next segment (an A's road figure read as its monk). Over the 40 snowy
+    # and scans games (a census of 555 figures with two or more spots) 0.4 to 0.7 all read every
+    # spot right; the whole blob, two wrong.
+    figure_core: float = 0.5
     pennant_prior: float = 60.0  # pseudo-samples of the pennant colours before any pennant
     blur: int = 3  # Gaussian blur of the crop before reading colours
     kind_strength: float = 100.0  # samples at which a kind weighs as much as the broad model
@@ -822,6 +829,15 @@ class TerrainScorer:
         for rival in rivals:
             other = np.maximum(other, self.follower_log(rival)[bins])
         return self.follower_log(colour)[bins] - other
+
+    def figure_core(self, crop: np.ndarray, colour: str, mask: np.ndarray) -> np.ndarray:
+        """The pixels of a follower's blob (``mask`` on a prepared crop) that ``colour``
+        explains nearly as clearly as the blob's clearest (``figure_core``): where the figure
+        itself stands, without the shadow or the shade of the art grown onto it."""
+        ratio = self.follower_ratio(crop, colour)[mask]
+        core = mask.copy()
+        core[mask] = ratio >= self.config.figure_core * max(float(np.percentile(ratio, 90)), 0.0)
+        return core if core.any() else mask
 
     def follower_mask(
         self,

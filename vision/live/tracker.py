@@ -696,6 +696,8 @@ class Tracker:
                 text += f"; it looks like {tile.id} turned {r}: {self._suspect(tile.id)}"
             return Warning(text, picture)
         follower, ignore = self.follower_on(crop)
+        colour = game.players[game.current].colour
+        foot = None if follower is None else self.scorer.figure_core(crop, colour, follower)
         figure = self._gingerbread_seen(board, cell, ignore)
         if figure is not None and figure.cell == cell:  # it came to this tile: not the art
             hidden = self._guarded(figure.mask)
@@ -749,7 +751,7 @@ class Tracker:
         art_memo: dict = {}  # the cell and the blob as the appearance model reads them
         for i in order[: cfg.max_options]:
             tile, rotation = options[i]
-            on_tile = follower
+            on_tile = foot
             if follower is not None and self.scorer.art_explains(
                 whole, follower, tile, rotation, art_memo
             ):
@@ -821,7 +823,8 @@ class Tracker:
             return None
         whole = board.cell(*last.cell)
         crop = self.scorer.prepare(whole)
-        follower, _ = self.scorer.follower_mask(crop, game.players[before.current].colour)
+        colour = game.players[before.current].colour
+        follower, _ = self.scorer.follower_mask(crop, colour)
         baseline = self.baseline.get(last.cell)
         if not follower.any() or baseline is None:
             return None
@@ -832,7 +835,8 @@ class Tracker:
         if changed[follower].mean() < LATE_FOLLOWER_CHANGED:
             return None
         tile = game.tileset[last.tile]
-        turn = self._turns_for(tile, last.rotation, last.cell, follower, before)[0]
+        foot = self.scorer.figure_core(crop, colour, follower)
+        turn = self._turns_for(tile, last.rotation, last.cell, foot, before)[0]
         if turn.meeple is None:
             return None
         turn = Turn(turn.tile, turn.x, turn.y, turn.rotation, turn.meeple, None, last.gingerbread)
@@ -921,7 +925,8 @@ class Tracker:
         ]
 
     def _segment_costs(self, tile, rotation, mask: np.ndarray, segments, cell) -> list[float]:
-        """How far a figure (``mask`` on the scorer crop of ``cell``) stands from each of
+        """How far a figure (``mask`` on the scorer crop of ``cell``: the blob's clear part,
+        ``TerrainScorer.figure_core``) stands from each of
         ``segments`` of ``tile`` at ``rotation``, in tile units: from its base point to the
         segment's region, plus a little to the segment's anchor (where a figure is put on it).
         Farmers lie, every other figure stands, so each segment is measured from the base point

@@ -2,9 +2,12 @@
 
 import cv2
 import numpy as np
+from cameras import camera_view
 
-from meeplecam.engine import find_tileset
+from meeplecam.engine import Game, Player, find_tileset
 from meeplecam.vision.live.appearance import CLOISTER, DEFAULT_COLOURS, ScorerConfig, TerrainScorer
+from meeplecam.vision.live.rectify import Rectifier
+from meeplecam.vision.live.tracker import Tracker
 
 
 def _learned_scorer(config: ScorerConfig | None = None) -> TerrainScorer:
@@ -135,3 +138,41 @@ def test_red_roofs_the_players_said_are_no_monk_are_learned_as_the_cloister():
     for _ in range(3):
         bare.learn(roofs, tile, 0, bare=True)
     assert not bare.follower_mask(roofs, "red")[0].any()
+
+
+def test_a_thief_whose_shadow_falls_on_the_cloister_is_a_thief():
+    """A cloister with its road south (A) below the start tile, seen by a camera north of the
+    table: a yellow figure stands on the road and leans south in the top-down picture, and its
+    shadow falls north onto the cloister. This light showed the yellow figures' shaded sides
+    brownish grey, so the shadow joins the figure's blob, and the blob's north end lies on the
+    cloister. The figure's foot is read from its clear part: a thief, not a monk."""
+    yellow, shadow = DEFAULT_COLOURS["yellow"], (80, 98, 124)
+    game = Game.start(find_tileset("winter"), [Player("Ann", "yellow"), Player("Bo", "red")])
+    tracker = Tracker(
+        game, Rectifier(camera_view((0.5, -14.0), 25.0, 0.0), frame_size=(1920, 1080))
+    )
+    tracker.scorer = _learned_scorer()
+    inset = tracker.config.scorer.inset
+
+    def px(t: float) -> int:  # tile units -> crop pixels
+        return round((t - inset) / (1 - 2 * inset) * 32 - 0.5)
+
+    seen = np.full((32, 32, 3), (235, 235, 230), np.uint8)  # a figure with a greyish shade
+    seen[4:21, 13:19] = yellow
+    seen[17:21, 13:19] = shadow
+    tracker.scorer.learn_follower(seen, "yellow", seen[..., 0] < 200)
+
+    crop = np.full((32, 32, 3), (235, 235, 230), np.uint8)
+    crop[px(0.72) : px(0.95), px(0.45) : px(0.56)] = yellow  # the figure, foot at 0.72
+    crop[px(0.45) : px(0.72), px(0.44) : px(0.57)] = shadow
+    blob, _ = tracker.scorer.follower_mask(crop, "yellow")
+    assert blob[px(0.5)].any()  # the shadow is part of the blob
+    foot = tracker.scorer.figure_core(crop, "yellow", blob)
+    assert not foot[px(0.5)].any()
+
+    def spot(mask) -> str:
+        (turn,) = tracker._turns_for(game.tileset["A"], 0, (0, 1), mask)
+        return turn.meeple
+
+    assert spot(foot) == "S"
+    assert spot(blob) == "C"  # the whole blob's foot is on the cloister
