@@ -177,6 +177,9 @@ class DrawnGame:
             cv2.line(frame, (int(cx), int(cy)), (int(cx * 0.7 + fw * 0.15), fh + 50), skin, 70)
             cv2.ellipse(frame, (int(cx), int(cy)), (55, 40), 30, 0, 360, skin, -1)
         if not self._noise:
+            # OpenCV's own generator, seeded from the game's: the same game draws the same
+            # frames whatever ran before it in the process
+            cv2.setRNGSeed(int(self.rng.integers(2**31)))
             for _ in range(5):
                 noise = np.empty(frame.shape, np.int16)
                 cv2.randn(noise, 0, self.config.noise)
