@@ -15,6 +15,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -79,6 +80,49 @@ class AppearanceModel:
         t = turned - turned[:, keep].mean(axis=1)[:, None, None, :]
         per_pixel = ((t - x) ** 2).sum(axis=3)  # samples x size x size
         return per_pixel[int(per_pixel[:, keep].mean(axis=1).argmin())]
+
+    def glare_fits(
+        self, lab: np.ndarray, options, keep: np.ndarray, rounds: int = 4
+    ) -> list[tuple[float, np.ndarray] | None]:
+        """How well each of ``options`` (tile id, rotation) explains ``lab`` (:func:`lab_image`
+        of a north-up crop) seen through a lamp's glare: each pixel the art (at a level of its
+        own) mixed with white light, by a share that changes evenly across the tile (a plane,
+        clipped to 0..1: :func:`plane_share`). Per option, over the pixels ``keep``: the mean
+        squared distance left by its nearest sample and that sample's plane coefficients; None
+        for a type the model holds no sample of. The level and the plane are fitted in turn
+        (each a least-squares fit given the other), ``rounds`` times, all samples at once."""
+        owners, stacks = [], []
+        for i, (tile, rotation) in enumerate(options):
+            turned = self._turned(tile, (rotation // 90) % 4)
+            if turned is not None:
+                owners += [i] * len(turned)
+                stacks.append(turned[:, keep])
+        out: list[tuple[float, np.ndarray] | None] = [None] * len(options)
+        if not stacks or not keep.any():
+            return out
+        samples = np.concatenate(stacks)  # samples x pixels x 3
+        basis = _plane_basis(lab.shape[0])[keep].astype(np.float32)  # pixels x (1, x, y)
+        seen = lab[keep]
+        ridge = 1e-3 * len(basis) * np.eye(3, dtype=np.float32)
+        share = np.zeros(samples.shape[:2], np.float32)
+        for _ in range(rounds):
+            art = 1 - share
+            level = (
+                art[..., None] * (seen - art[..., None] * samples - share[..., None] * WHITE)
+            ).sum(axis=1) / np.maximum((art**2).sum(axis=1), 1e-6)[:, None]
+            drawn = samples + level[:, None, :]
+            towards = WHITE - drawn
+            weight = (towards**2).sum(axis=2)  # samples x pixels
+            normal = (basis.T[None] * weight[:, None, :]) @ basis + ridge
+            rhs = ((seen - drawn) * towards).sum(axis=2) @ basis
+            coefs = np.linalg.solve(normal, rhs[..., None])[..., 0]
+            share = np.clip(coefs @ basis.T, 0.0, 1.0).astype(np.float32)
+        fitted = (1 - share)[..., None] * (samples + level[:, None, :]) + share[..., None] * WHITE
+        distances = ((seen - fitted) ** 2).sum(axis=2).mean(axis=1)
+        for j, i in enumerate(owners):
+            if out[i] is None or distances[j] < out[i][0]:
+                out[i] = (float(distances[j]), coefs[j])
+        return out
 
     def twin_distances(
         self, feats: np.ndarray, a: tuple[str, int], b: tuple[str, int], keep=None, contrast=12.0
@@ -163,15 +207,39 @@ class AppearanceModel:
             raise ModelError(f"malformed appearance model: {exc}") from None
 
 
-def features(bgr: np.ndarray, size: int = TEMPLATE_PX) -> np.ndarray:
-    """A small, lighting-normalised colour image (Lab, each channel centred on its mean)."""
+def lab_image(bgr: np.ndarray, size: int = TEMPLATE_PX) -> np.ndarray:
+    """A small colour image in the features' terms, not centred: OpenCV's 8-bit Lab with the
+    lightness halved (brightness varies with light more than hue does). White is
+    :data:`WHITE`."""
     import cv2
 
     small = cv2.resize(bgr, (size, size), interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
-    lab -= lab.reshape(-1, 3).mean(axis=0)
-    lab[..., 0] *= 0.5  # brightness varies with light more than hue does
+    lab[..., 0] *= 0.5
     return lab
+
+
+WHITE = np.array([127.5, 128.0, 128.0], np.float32)  # white light, in lab_image's terms
+
+
+def features(bgr: np.ndarray, size: int = TEMPLATE_PX) -> np.ndarray:
+    """A small, lighting-normalised colour image (:func:`lab_image`, each channel centred on
+    its mean)."""
+    lab = lab_image(bgr, size)
+    return lab - lab.reshape(-1, 3).mean(axis=0)
+
+
+def plane_share(coefs: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The share of glare a :meth:`AppearanceModel.glare_fit` plane gives at frame points
+    (``x``, ``y`` from -0.5 to 0.5 across the frame), clipped to 0..1."""
+    return np.clip(coefs[0] + coefs[1] * x + coefs[2] * y, 0.0, 1.0)
+
+
+@lru_cache(maxsize=8)
+def _plane_basis(size: int) -> np.ndarray:
+    """(1, x, y) at each pixel centre of a ``size`` square frame, x and y from -0.5 to 0.5."""
+    y, x = (np.mgrid[0:size, 0:size] + 0.5) / size - 0.5
+    return np.stack([np.ones((size, size)), x, y], axis=-1)
 
 
 def rotate_cw(img: np.ndarray, rotation: int) -> np.ndarray:

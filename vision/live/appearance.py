@@ -53,7 +53,7 @@ from meeplecam.vision.live.twins import (
     north_up,
     pennant_pair,
 )
-from meeplecam.vision.model import AppearanceModel, features
+from meeplecam.vision.model import AppearanceModel, lab_image, plane_share
 
 FIELD, ROAD, CITY, CLOISTER, PENNANT, VILLAGE = range(6)
 N_KINDS = 6
@@ -214,6 +214,14 @@ class ScorerConfig:
     # (10 games, art model), a cloister's red roofs read as a monk at 175, 181 and 583, the 156
     # figures at 526 or more (monks on cloisters 559 and 740)
     art_figure_distance: float = 350.0
+    # a lamp's glare (see _through_glare): the options' art explains the cell this much
+    # better seen through glare. Four snowy games, art model: the three washed-out cells read
+    # wrong 0.05 to 0.11, every other cell 0.24 or more (most 0.5 to 1)
+    glare_ratio: float = 0.15
+    # fitting glare is slow: every option is fitted only where the likeliest explains the cell
+    # this much better through glare (the three cells above: 0.19 or less; 6 cells of 331)
+    glare_suspect: float = 0.3  # 0: no glare reading
+    glare_washed: float = 0.5  # share of glare over which a pixel tells the other terms nothing
 
 
 def lab_bins(crop: np.ndarray) -> np.ndarray:
@@ -375,6 +383,11 @@ class TerrainScorer:
         ``reference`` and ``reference twin`` (the appearance model, when there is one: the whole
         tile, and where pennant twins among the options differ), ``sides`` and ``roads`` (read
         from ``cell``). Only the terms that apply here are present."""
+        reference = self._reference_features(cell, ignore) if self.reference else None
+        if reference is not None:
+            reference_costs, washed = self._reference_costs(reference, options)
+            if washed is not None:  # glare: what it washed out tells the other terms nothing
+                ignore = washed if ignore is None else ignore | washed
         like = self.likelihoods(crop)
         if self.config.tolerance > 1:
             like = _tolerant(like, self.config.tolerance)
@@ -382,7 +395,6 @@ class TerrainScorer:
         n = max(1, int(keep.sum()))
         lab = None
         contrasts: dict = {}  # twins (O and P at one rotation) share their cities
-        reference = self._reference_features(cell, ignore) if self.reference else None
         profiles = self._side_profiles(cell, ignore) if self.config.side_weight else None
         side_memo: dict = {}
         roads = self._road_evidence(cell, ignore) if self.config.road_weight else None
@@ -408,7 +420,7 @@ class TerrainScorer:
             out["sides"] = []
         if roads is not None:
             out["roads"] = []
-        for tile, rotation in options:
+        for i, (tile, rotation) in enumerate(options):
             kinds = self._kinds(tile, rotation)
             ll = np.take_along_axis(like, kinds[None].astype(np.intp), 0)[0]
             out["terrain"].append(float(ll[keep].sum()) / n)
@@ -433,7 +445,7 @@ class TerrainScorer:
                     bonus = self._template_bonus(lab, tile, rotation, keep, template_memo)
                 out["template"].append(bonus)
             if reference is not None:
-                out["reference"].append(-self._reference_cost(reference, tile, rotation))
+                out["reference"].append(-reference_costs[i])
                 if twin_of:
                     out["reference twin"].append(
                         self._reference_twin(
@@ -551,8 +563,9 @@ class TerrainScorer:
             return None
         h, w = cell.shape[:2]
         d = round(h * self.config.reference_inset)
-        feats = features(cell[d : h - d, d : w - d], self.reference.size)
-        return feats, self._reference_keep(ignore), {}
+        lab = lab_image(cell[d : h - d, d : w - d], self.reference.size)
+        feats = lab - lab.reshape(-1, 3).mean(axis=0)  # the model's features
+        return feats, self._reference_keep(ignore), {"lab": lab}
 
     def art_explains(
         self, cell, mask: np.ndarray, tile: TileType, rotation: int, memo: dict | None = None
@@ -622,7 +635,7 @@ class TerrainScorer:
         scale = (cfg.size / (1 - 2 * cfg.inset)) / (ta.shape[0] / (1 - 2 * cfg.reference_inset))
         return max(seen, round(int(drawn.sum()) * scale**2))
 
-    def _reference_cost(self, reference, tile: TileType, rotation: int) -> float:
+    def _reference_distance(self, reference, tile: TileType, rotation: int) -> float:
         feats, keep, memo = reference
         model = self.reference
         distance = model.distance(feats, tile.id, rotation, keep)
@@ -630,7 +643,50 @@ class TerrainScorer:
             if "missing" not in memo:
                 memo["missing"] = max(model.distance(feats, t, 0, keep) for t in model.templates)
             distance = memo["missing"]
-        return self.config.reference_weight * distance / self.config.reference_scale
+        return distance
+
+    def _reference_costs(self, reference, options) -> tuple[list[float], np.ndarray | None]:
+        """Each option's cost in the appearance model's term, and the crop pixels a lamp's
+        glare washed out (None where the cell shows no glare: see :meth:`_through_glare`)."""
+        cfg = self.config
+        distances = [self._reference_distance(reference, t, r) for t, r in options]
+        washed = None
+        glare = self._through_glare(reference, options, distances) if distances else None
+        if glare is not None:
+            distances, washed = glare
+        return [cfg.reference_weight * d / cfg.reference_scale for d in distances], washed
+
+    def _through_glare(self, reference, options, distances):
+        """A glare adds white light, which on snowy art looks like snow where a road or a city
+        was drawn. Where the options' art explains the cell far better seen through glare (the
+        best :meth:`AppearanceModel.glare_fits` distance under ``glare_ratio`` of the best
+        plain one): every option's distance through glare, scaled so that the best keeps the
+        best plain distance (little is left to differ by in a washed-out picture: the order
+        is what counts), and the crop pixels where the fitted glare's share is over
+        ``glare_washed``, which tell the other terms nothing. None elsewhere."""
+        cfg = self.config
+        feats, keep, memo = reference
+        keep = np.ones(feats.shape[:2], bool) if keep is None else keep
+        ids = [(tile.id, rotation) for tile, rotation in options]
+        plain = min(distances)
+        # the likeliest first: fitting every option costs about 1 ms each
+        (probe,) = self.reference.glare_fits(memo["lab"], [ids[int(np.argmin(distances))]], keep)
+        if probe is None or probe[0] >= cfg.glare_suspect * plain:
+            return None
+        fits = self.reference.glare_fits(memo["lab"], ids, keep)
+        best = min((f for f in fits if f is not None), key=lambda f: f[0])
+        if best[0] >= cfg.glare_ratio * plain:
+            return None
+        worst = max(f[0] for f in fits if f is not None)  # for a type the model lacks
+        scale = plain / max(best[0], 1e-6)
+        return [scale * (worst if f is None else f[0]) for f in fits], self._washed(best[1])
+
+    def _washed(self, coefs: np.ndarray) -> np.ndarray:
+        """The crop pixels where a glare plane (in the model's frame) is over ``glare_washed``."""
+        cfg = self.config
+        u = cfg.inset + (np.arange(cfg.size) + 0.5) / cfg.size * (1 - 2 * cfg.inset)
+        at = (u - cfg.reference_inset) / (1 - 2 * cfg.reference_inset) - 0.5
+        return plane_share(coefs, at[None, :], at[:, None]) > cfg.glare_washed
 
     # --- pennants ----------------------------------------------------------------------------
     def lightness(self) -> float:
@@ -756,7 +812,16 @@ class TerrainScorer:
         ``cell``, the untrimmed picture it was prepared from, teaches the side profiles.
         ``bare``: the players said no figure stands on the tile, so every pixel is its art,
         even one a player's colour explains (red roofs on a cloister); otherwise such pixels
-        are left out (a figure the detector missed, a hand's shadow)."""
+        are left out (a figure the detector missed, a hand's shadow), and so are the pixels a
+        lamp's glare washed out (see :meth:`_through_glare`)."""
+        if self.reference is not None and cell is not None:
+            reference = self._reference_features(cell, ignore)
+            option = [(tile, rotation)]
+            glare = self._through_glare(
+                reference, option, [self._reference_distance(reference, tile, rotation)]
+            )
+            if glare is not None:
+                ignore = glare[1] if ignore is None else ignore | glare[1]
         kinds = self._kinds(tile, rotation)
         bins = lab_bins(crop)
         keep = np.ones(crop.shape[:2], bool) if ignore is None else ~ignore

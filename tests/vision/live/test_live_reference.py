@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from meeplecam.engine import find_tileset
-from meeplecam.vision.live.appearance import TerrainScorer
+from meeplecam.vision.live.appearance import ScorerConfig, TerrainScorer
 from meeplecam.vision.model import build_from_art, features
 from meeplecam.vision.synth import art
 
@@ -154,3 +154,41 @@ def test_a_blob_the_tiles_own_art_explains_is_no_figure(art_cell):
     cv2.circle(monk, (24, 24), 6, (30, 30, 200), -1)
     assert not scorer.art_explains(monk, middle, cloister, 0)
     assert not TerrainScorer().art_explains(cell, middle, cloister, 0)  # no model: no say
+
+
+def _glared(cell: np.ndarray, centre, sigma: float, strength: float) -> np.ndarray:
+    """A lamp's glare spot on a cell picture: white light added, clipped at the sensor's top."""
+    yy, xx = np.mgrid[0 : cell.shape[0], 0 : cell.shape[1]]
+    spot = np.exp(-((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (2 * sigma**2))
+    return np.clip(cell + 255 * strength * spot[..., None], 0, 255).astype(np.uint8)
+
+
+def _every_option(model) -> list[tuple[str, int]]:
+    return [(t, r) for t in TILESET.types if t in model.templates for r in (0, 90, 180, 270)]
+
+
+@pytest.mark.parametrize("laid, spot", [(("W", 180), (24, 24)), (("WI7", 90), (24, 40))])
+def test_a_road_washed_out_by_a_lamps_glare_is_read_through_it(laid, spot, art_cell):
+    """A glare spot over a snowy tile: its roads fade into white, which looks like snow, and
+    taken as it looks the tile reads as a curve (V). Seen as the art mixed with white light,
+    it is read right among every type and rotation."""
+    model = build_from_art(TILESET, "winter")
+    cell = _glared(art_cell(*laid, "winter"), spot, 30, 0.6)
+    options = _every_option(model)
+    assert _ranked(TerrainScorer(reference=model), cell, options)[0] == laid
+    as_it_looks = TerrainScorer(ScorerConfig(glare_suspect=0.0), reference=model)
+    assert _ranked(as_it_looks, cell, options)[0][0] == "V"
+
+
+def test_a_tile_in_even_light_is_not_taken_for_glare(art_cell):
+    """Without a glare spot, every option scores as it would with no glare reading at all."""
+    model = build_from_art(TILESET, "winter")
+    options = [(TILESET[t], r) for t, r in _every_option(model)]
+    seeing = TerrainScorer(reference=model)
+    as_it_looks = TerrainScorer(ScorerConfig(glare_suspect=0.0), reference=model)
+    for laid in ("A", "D", "E", "M", "U", "V", "W", "WI7"):
+        cell = art_cell(laid, 90, "winter")
+        crop = seeing.prepare(cell)
+        assert seeing.score(crop, options, None, cell) == as_it_looks.score(
+            crop, options, None, cell
+        )
