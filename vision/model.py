@@ -101,7 +101,7 @@ class AppearanceModel:
         if not stacks or not keep.any():
             return out
         samples = np.concatenate(stacks)  # samples x pixels x 3
-        basis = _plane_basis(lab.shape[0])[keep].astype(np.float32)  # pixels x (1, x, y)
+        basis = _plane_basis(lab.shape[0])[keep]  # pixels x (1, x, y)
         seen = lab[keep]
         ridge = 1e-3 * len(basis) * np.eye(3, dtype=np.float32)
         share = np.zeros(samples.shape[:2], np.float32)
@@ -225,12 +225,16 @@ WHITE = np.array([127.5, 128.0, 128.0], np.float32)  # white light, in lab_image
 def features(bgr: np.ndarray, size: int = TEMPLATE_PX) -> np.ndarray:
     """A small, lighting-normalised colour image (:func:`lab_image`, each channel centred on
     its mean)."""
-    lab = lab_image(bgr, size)
+    return centred(lab_image(bgr, size))
+
+
+def centred(lab: np.ndarray) -> np.ndarray:
+    """A :func:`lab_image` as :func:`features`: each channel less its mean."""
     return lab - lab.reshape(-1, 3).mean(axis=0)
 
 
 def plane_share(coefs: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The share of glare a :meth:`AppearanceModel.glare_fit` plane gives at frame points
+    """The share of glare a :meth:`AppearanceModel.glare_fits` plane gives at frame points
     (``x``, ``y`` from -0.5 to 0.5 across the frame), clipped to 0..1."""
     return np.clip(coefs[0] + coefs[1] * x + coefs[2] * y, 0.0, 1.0)
 
@@ -239,7 +243,9 @@ def plane_share(coefs: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _plane_basis(size: int) -> np.ndarray:
     """(1, x, y) at each pixel centre of a ``size`` square frame, x and y from -0.5 to 0.5."""
     y, x = (np.mgrid[0:size, 0:size] + 0.5) / size - 0.5
-    return np.stack([np.ones((size, size)), x, y], axis=-1)
+    basis = np.stack([np.ones((size, size)), x, y], axis=-1).astype(np.float32)
+    basis.setflags(write=False)
+    return basis
 
 
 def rotate_cw(img: np.ndarray, rotation: int) -> np.ndarray:

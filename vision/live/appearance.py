@@ -53,7 +53,7 @@ from meeplecam.vision.live.twins import (
     north_up,
     pennant_pair,
 )
-from meeplecam.vision.model import AppearanceModel, lab_image, plane_share
+from meeplecam.vision.model import AppearanceModel, centred, lab_image, plane_share
 
 FIELD, ROAD, CITY, CLOISTER, PENNANT, VILLAGE = range(6)
 N_KINDS = 6
@@ -564,8 +564,7 @@ class TerrainScorer:
         h, w = cell.shape[:2]
         d = round(h * self.config.reference_inset)
         lab = lab_image(cell[d : h - d, d : w - d], self.reference.size)
-        feats = lab - lab.reshape(-1, 3).mean(axis=0)  # the model's features
-        return feats, self._reference_keep(ignore), {"lab": lab}
+        return centred(lab), self._reference_keep(ignore), {"lab": lab}
 
     def art_explains(
         self, cell, mask: np.ndarray, tile: TileType, rotation: int, memo: dict | None = None
@@ -816,10 +815,8 @@ class TerrainScorer:
         lamp's glare washed out (see :meth:`_through_glare`)."""
         if self.reference is not None and cell is not None:
             reference = self._reference_features(cell, ignore)
-            option = [(tile, rotation)]
-            glare = self._through_glare(
-                reference, option, [self._reference_distance(reference, tile, rotation)]
-            )
+            distance = self._reference_distance(reference, tile, rotation)
+            glare = self._through_glare(reference, [(tile, rotation)], [distance])
             if glare is not None:
                 ignore = glare[1] if ignore is None else ignore | glare[1]
         kinds = self._kinds(tile, rotation)
