@@ -573,17 +573,32 @@ class TerrainScorer:
         (``mask`` on the scorer crop of the untrimmed ``cell`` picture) taken for a figure: a
         cloister's red roofs are no red monk. False without a model or its art of the tile.
         ``memo`` keeps the cell's features and the blob across the options of one cell."""
+        distance = self._art_distance(cell, mask, tile, rotation, memo)
+        return distance is not None and distance < self.config.art_figure_distance
+
+    def art_disowns(
+        self, cell, mask: np.ndarray, tile: TileType, rotation: int, memo: dict | None = None
+    ) -> bool:
+        """Whether the model's art of ``tile`` at ``rotation`` clearly does not explain a blob
+        (as :meth:`art_explains`): something lies on the tile. False without a model or its
+        art of the tile."""
+        distance = self._art_distance(cell, mask, tile, rotation, memo)
+        return distance is not None and distance >= self.config.art_figure_distance
+
+    def _art_distance(self, cell, mask, tile: TileType, rotation: int, memo) -> float | None:
+        """The blob's mean squared distance from the model's art of the option (its features),
+        the rest of the cell fitting the art; None without a model, a cell or the art."""
         if self.reference is None or cell is None:
-            return False
+            return None
         memo = {} if memo is None else memo
         if "blob" not in memo:
             memo["blob"] = self._hidden_at(mask, self.reference.size, self.config.reference_inset)
             memo["feats"] = self._reference_features(cell, None)[0]
         blob, feats = memo["blob"], memo["feats"]
         if not blob.any() or blob.all():
-            return False
+            return None
         per_pixel = self.reference.pixel_distances(feats, tile.id, rotation, ~blob)
-        return per_pixel is not None and per_pixel[blob].mean() < self.config.art_figure_distance
+        return None if per_pixel is None else float(per_pixel[blob].mean())
 
     def _reference_twin(self, reference, option: tuple[str, int], twins) -> float:
         """+ (up to ``reference_twin_weight``) for an option (id, rotation) whose art the cell

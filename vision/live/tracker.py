@@ -698,6 +698,12 @@ class Tracker:
         follower, ignore = self.follower_on(crop)
         colour = game.players[game.current].colour
         foot = None if follower is None else self.scorer.figure_core(crop, colour, follower)
+        # with the copy's art known, a figure its colour shows too faintly to count (the first
+        # yellow knight on a tan city in shade) is a blob of the colour the art does not explain
+        faint = None
+        if follower is None and self.scorer.reference is not None and game.supply[game.current] > 0:
+            loose, _ = self.scorer.follower_mask(crop, colour, known=True)
+            faint = loose if loose.any() else None
         figure = self._gingerbread_seen(board, cell, ignore)
         if figure is not None and figure.cell == cell:  # it came to this tile: not the art
             hidden = self._guarded(figure.mask)
@@ -749,6 +755,7 @@ class Tracker:
         ranked: list[tuple[Turn, float]] = []
         spot_doubt = False
         art_memo: dict = {}  # the cell and the blob as the appearance model reads them
+        faint_memo: dict = {}  # the same for a faint figure
         for i in order[: cfg.max_options]:
             tile, rotation = options[i]
             on_tile = foot
@@ -756,6 +763,10 @@ class Tracker:
                 whole, follower, tile, rotation, art_memo
             ):
                 on_tile = None  # the tile's own art (red roofs), not a figure
+            elif faint is not None and self.scorer.art_disowns(
+                whole, faint, tile, rotation, faint_memo
+            ):
+                on_tile = self.scorer.figure_core(crop, colour, faint)  # a figure after all
             turns = self._turns_for(tile, rotation, cell, on_tile, figure=figure)
             if len(turns) > 1:
                 spot_doubt = spot_doubt or i == order[0]

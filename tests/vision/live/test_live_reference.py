@@ -192,3 +192,20 @@ def test_a_tile_in_even_light_is_not_taken_for_glare(art_cell):
         assert seeing.score(crop, options, None, cell) == as_it_looks.score(
             crop, options, None, cell
         )
+
+
+def test_a_figure_the_art_does_not_explain_is_disowned_and_the_art_itself_is_not(art_cell):
+    """A dull yellow knight on a tan city (its colour barely tells it from the city): the
+    model's art of the tile does not explain the blob, so something lies there. A blob over
+    the city's own pixels, nothing on them, the art explains."""
+    model = build_from_art(TILESET, "winter")
+    scorer = TerrainScorer(reference=model)
+    bare = art_cell("R", 180, "winter")
+    crop = scorer.prepare(bare)
+    blob = np.zeros(crop.shape[:2], bool)
+    blob[18:26, 8:13] = True  # on the city, west of the middle
+    assert not scorer.art_disowns(bare, blob, TILESET["R"], 180)
+    knight = bare.copy()
+    cv2.rectangle(knight, (11, 25), (17, 37), (40, 120, 130), -1)  # olive, over that spot
+    assert scorer.art_disowns(knight, blob, TILESET["R"], 180)
+    assert not scorer.art_explains(knight, blob, TILESET["R"], 180)
