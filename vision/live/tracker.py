@@ -700,10 +700,11 @@ class Tracker:
         foot = None if follower is None else self.scorer.figure_core(crop, colour, follower)
         # with the copy's art known, a figure its colour shows too faintly to count (the first
         # yellow knight on a tan city in shade) is a blob of the colour the art does not explain
-        faint = None
+        faint = faint_foot = None
         if follower is None and self.scorer.reference is not None and game.supply[game.current] > 0:
             loose, _ = self.scorer.follower_mask(crop, colour, known=True)
-            faint = loose if loose.any() else None
+            if loose.any():
+                faint, faint_foot = loose, self.scorer.figure_core(crop, colour, loose)
         figure = self._gingerbread_seen(board, cell, ignore)
         if figure is not None and figure.cell == cell:  # it came to this tile: not the art
             hidden = self._guarded(figure.mask)
@@ -766,7 +767,7 @@ class Tracker:
             elif faint is not None and self.scorer.art_disowns(
                 whole, faint, tile, rotation, faint_memo
             ):
-                on_tile = self.scorer.figure_core(crop, colour, faint)  # a figure after all
+                on_tile = faint_foot  # a figure after all
             turns = self._turns_for(tile, rotation, cell, on_tile, figure=figure)
             if len(turns) > 1:
                 spot_doubt = spot_doubt or i == order[0]
