@@ -67,7 +67,7 @@ def refine_outline(frame: np.ndarray, quad: np.ndarray, samples: int = 80):
     size = (frame.shape[1], frame.shape[0])
     side = np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))
     band = max(4.0, 0.015 * side)
-    sides = edge_points(frame, quad, band=band, samples=samples, span=(0.1, 0.9), inner=0.5)
+    sides = edge_points(frame, quad, band=band, samples=samples, span=(0.1, 0.9), inner=0.25)
     k = lens.plumb_line(sides, size)
     corners = lines_corners([lens.undistort(s, k, size) for s in sides])
     if corners is None:
