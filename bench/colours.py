@@ -12,11 +12,12 @@ and light drawn from the seed):
    page's taps: here their true places);
 2. four table states spread over the game are rendered, and every follower on the board
    (knights, thieves and monks standing, farmers lying, in shade or glare) is classified from its
-   own pixels with the profile's colours (median pixel, nearest colour: what the profile's
-   ``classify`` does). A follower's pixels are those that change when the frame is rendered again
-   with its player's colour swapped (the figure changes; its shadow, the tiles and the noise do
-   not; one player's colour at a time, so that a neighbour of another colour is left out),
-   within half a tile of the figure's middle.
+   own pixels with the profile's colours (median pixel, nearest colour, allowing for the chroma
+   it takes from the median of what is around it: what the profile's ``classify`` does). A
+   follower's pixels are those that change when the frame is rendered again with its player's
+   colour swapped (the figure changes; its shadow, the tiles and the noise do not; one player's
+   colour at a time, so that a neighbour of another colour is left out), within half a tile of
+   the figure's middle; what is around it, the pixels there that no figure of its player changes.
 
 Prints a JSON summary (followers classified right, per colour, per pose; scenes where calibration
 warned) and writes the per-scene rows with ``--out``.
@@ -37,19 +38,22 @@ STATES = 4  # table states rendered per scene
 CHANGED = 40  # |BGR difference| (sum of channels) of a figure's pixel under swapped colours
 
 
-def _figure_pixels(frame, change, middle, radius: float) -> np.ndarray:
-    """BGR pixels of ``frame`` within ``radius`` of ``middle`` that the figure covers whole: the
-    pixels whose ``change`` (under swapped colours) is over half the largest there (a small
-    figure's rim is blended with the tile under it)."""
+def _figure_pixels(frame, change, middle, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """BGR pixels of ``frame`` within ``radius`` of ``middle``: those that the figure covers
+    whole (whose ``change`` under swapped colours is over half the largest there: a small
+    figure's rim is blended with the tile under it), and those it does not touch (what is
+    around it)."""
     h, w = frame.shape[:2]
     x0, y0 = np.clip(np.floor(middle - radius).astype(int), 0, [w, h])
     x1, y1 = np.clip(np.ceil(middle + radius).astype(int) + 1, 0, [w, h])
     ys, xs = np.mgrid[y0:y1, x0:x1]
     near = (xs - middle[0]) ** 2 + (ys - middle[1]) ** 2 <= radius**2
     window = np.where(near, change[y0:y1, x0:x1], 0)
+    crop = frame[y0:y1, x0:x1]
+    around = crop[near & (window <= CHANGED)]
     if window.max() <= CHANGED:
-        return np.empty((0, 3), frame.dtype)
-    return frame[y0:y1, x0:x1][window > max(CHANGED, 0.5 * window.max())]
+        return np.empty((0, 3), frame.dtype), around
+    return crop[window > max(CHANGED, 0.5 * window.max())], around
 
 
 def _middle(scene, follower) -> np.ndarray:
@@ -115,16 +119,18 @@ def scene_rows(seed: int, size) -> dict:
             swapped = render(scene, state, extras)
             changed.append(np.abs(shown.astype(int) - swapped.astype(int)).sum(axis=2))
         scene.colours = true_colours
-        patches, names, poses = [], [], []
+        patches, arounds, names, poses = [], [], [], []
         for follower in truth(scene, state, extras)["followers"]:
             change = changed[follower["player"]]
-            pixels = _figure_pixels(shown, change, _middle(scene, follower), radius)
-            if len(pixels) < 5:
+            pixels, around = _figure_pixels(shown, change, _middle(scene, follower), radius)
+            if len(pixels) < 5 or len(around) < 5:
                 continue  # hidden under another figure
             patches.append(to_lab(pixels))
+            arounds.append(to_lab(around))
             names.append(follower["colour"])
             poses.append(follower["pose"])
-        for name, got, pose in zip(names, classify_patches(model, patches), poses, strict=True):
+        read = classify_patches(model, patches, arounds)
+        for name, got, pose in zip(names, read, poses, strict=True):
             row["followers"].append({"colour": name, "read": got, "pose": pose})
     return row
 

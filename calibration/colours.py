@@ -294,10 +294,19 @@ def separability(model: FollowerColours) -> SeparabilityReport:
     return report
 
 
-def classify_patches(model: FollowerColours, patches: Sequence[np.ndarray]) -> list[str]:
-    """The colour of each follower patch (Lab pixels N x 3): its median pixel's nearest colour."""
-    meds = np.array([np.median(np.asarray(p).reshape(-1, 3), axis=0) for p in patches])
-    return model.classify(meds)
+def classify_patches(
+    model: FollowerColours,
+    patches: Sequence[np.ndarray],
+    around: Sequence[np.ndarray] | None = None,
+) -> list[str]:
+    """The colour of each follower patch (Lab pixels N x 3): its median pixel's nearest colour;
+    with ``around`` (Lab pixels of what surrounds each figure), allowing for the chroma the
+    figure takes from it."""
+
+    def medians(pixels):
+        return np.array([np.median(np.asarray(p).reshape(-1, 3), axis=0) for p in pixels])
+
+    return model.classify(medians(patches), None if around is None else medians(around))
 
 
 def local_background(image: np.ndarray, size: float) -> np.ndarray:

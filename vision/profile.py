@@ -196,16 +196,27 @@ def with_chroma(bgr, factor) -> np.ndarray:
     return bgr + (factor - 1) * chroma(bgr)
 
 
-def shades_lab(bgr, factors, glare=(0.0,), bleed=(0.0,)) -> np.ndarray:
+def shades_bgr(bgr, factors, glare=(0.0,)) -> np.ndarray:
     """A BGR colour under each light of ``factors`` (scaled: shade darkens and greys it) with
-    each part of white ``glare`` blended in, and each part ``bleed`` of its chroma lost to what
-    is around it (:data:`BLEED`), as OpenCV 8-bit Lab: (bleed x factors x glare) x 3."""
+    each part of white ``glare`` blended in: (factors x glare) x 3 floats."""
+    lit = np.clip(np.asarray(bgr, float)[None, :] * np.asarray(factors)[:, None], 0, 255)
+    return np.concatenate([lit * (1 - g) + 255 * g for g in glare])
+
+
+def shades_lab(bgr, factors, glare=(0.0,), bleed=(0.0,)) -> np.ndarray:
+    """:func:`shades_bgr` with each part ``bleed`` of its chroma lost to what is around it
+    (:data:`BLEED`), as OpenCV 8-bit Lab: (bleed x factors x glare) x 3."""
+    shades = shades_bgr(bgr, factors, glare)
+    return _bgr_to_lab(np.concatenate([with_chroma(shades, 1 - b) for b in bleed]))
+
+
+def _bgr_to_lab(bgr) -> np.ndarray:
+    """BGR floats (... x 3) as OpenCV 8-bit Lab floats."""
     import cv2
 
-    lit = np.clip(np.asarray(bgr, float)[None, :] * np.asarray(factors)[:, None], 0, 255)
-    shades = np.concatenate([lit * (1 - g) + 255 * g for g in glare])
-    shades = np.concatenate([with_chroma(shades, 1 - b) for b in bleed])
-    return cv2.cvtColor(shades.astype(np.uint8)[None], cv2.COLOR_BGR2Lab)[0].astype(float)
+    bgr = np.asarray(bgr, float)
+    flat = np.clip(np.round(bgr), 0, 255).astype(np.uint8).reshape(1, -1, 3)
+    return cv2.cvtColor(flat, cv2.COLOR_BGR2Lab).reshape(bgr.shape).astype(float)
 
 
 def lab_to_bgr(lab) -> np.ndarray:
@@ -223,7 +234,7 @@ class FollowerColours:
     def names(self) -> list[str]:
         return [c.name for c in self.colours]
 
-    def distances(self, lab: np.ndarray) -> np.ndarray:
+    def distances(self, lab: np.ndarray, around: np.ndarray | None = None) -> np.ndarray:
         """Mahalanobis distances (N x colours) of Lab colours (N x 3) to each learned colour,
         also as a glare whitens it (:data:`GLARE`), under more light (:data:`BRIGHTER`) and
         with part of its chroma lost to what is around it (:data:`BLEED`): the colour was
@@ -232,7 +243,10 @@ class FollowerColours:
         table's dimmer part (a brighter red is still red, it was read yellow). A small figure in
         play takes part of its chroma from the tile under it, as the calibrated one did from
         the table (which the calibration takes away): a blue or green one on a grey or brown
-        tile is greyer than its colour, and was read black. One covariance (the
+        tile is greyer than its colour, and was read black; given ``around`` (the Lab colour
+        around each figure: the tile it stands on), the chroma lost is the tile's, as the
+        calibrated figure's was the table's (a black farmer on a green field shows a dark faint
+        green, and was read green). One covariance (the
         colours' pooled) for all: how a figure's colour spreads between its lit and shaded
         faces is much the same for every colour, and a colour learned with a wide spread would
         otherwise take every figure that fits no colour well. (Modelling shade, the colour
@@ -240,16 +254,27 @@ class FollowerColours:
         again with the chroma taken from the table undone.)"""
         lab = np.asarray(lab, float).reshape(-1, 3)
         inv = np.linalg.inv(np.mean([np.asarray(c.cov) for c in self.colours], axis=0))
+        tinted = None
+        if around is not None:
+            around = np.asarray(around, float).reshape(-1, 3)
+            tinted = BLEED * chroma([lab_to_bgr(a) for a in around])  # N x 3
         out = np.empty((len(lab), len(self.colours)))
         for j, c in enumerate(self.colours):
             glared = shades_lab(lab_to_bgr(c.lab), BRIGHTER, GLARE, (0.0, BLEED))
-            d = lab[:, None, :] - glared[None, :, :]  # N x glare x 3
-            out[:, j] = np.sqrt(np.einsum("nsi,ij,nsj->ns", d, inv, d).min(axis=1))
+            d = lab[:, None, :] - glared[None, :, :]  # N x shades x 3
+            dist = np.einsum("nsi,ij,nsj->ns", d, inv, d).min(axis=1)
+            if tinted is not None:
+                own = with_chroma(shades_bgr(lab_to_bgr(c.lab), BRIGHTER, GLARE), 1 - BLEED)
+                seen = _bgr_to_lab(own[None, :, :] + tinted[:, None, :])  # N x shades x 3
+                d = lab[:, None, :] - seen
+                dist = np.minimum(dist, np.einsum("nsi,ij,nsj->ns", d, inv, d).min(axis=1))
+            out[:, j] = np.sqrt(dist)
         return out
 
-    def classify(self, lab: np.ndarray) -> list[str]:
-        """The nearest colour name for each Lab colour (N x 3)."""
-        idx = np.argmin(self.distances(lab), axis=1)
+    def classify(self, lab: np.ndarray, around: np.ndarray | None = None) -> list[str]:
+        """The nearest colour name for each Lab colour (N x 3); ``around``: see
+        :meth:`distances`."""
+        idx = np.argmin(self.distances(lab, around), axis=1)
         return [self.colours[i].name for i in idx]
 
 

@@ -232,3 +232,34 @@ def test_missing_and_binary_files(tmp_path):
     bad.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(ProfileError, match=r"bin\.json"):
         pf.load(bad)
+
+
+# Follower colours as the calibration learned them on a rendered table (bench/colours.py, seed
+# 1209: a green field under a warm light).
+SEED_1209 = {
+    "red": ([69.3, 164.8, 151.9], [[99.0, 6.5, -14.5], [6.5, 81.2, 45.7], [-14.5, 45.7, 49.8]]),
+    "yellow": (
+        [144.2, 118.7, 184.4],
+        [[180.2, -20.4, 23.2], [-20.4, 15.0, 0.4], [23.2, 0.4, 10.3]],
+    ),
+    "green": (
+        [85.7, 98.7, 149.8],
+        [[162.7, -42.5, 31.0], [-42.5, 26.4, -20.1], [31.0, -20.1, 25.5]],
+    ),
+    "blue": ([63.0, 134.6, 98.4], [[104.6, -9.2, -5.2], [-9.2, 12.1, -11.1], [-5.2, -11.1, 33.3]]),
+    "black": ([24.9, 124.6, 130.0], [[106.9, 2.0, -1.5], [2.0, 5.5, -0.7], [-1.5, -0.7, 6.4]]),
+}
+
+
+def test_a_black_farmer_on_a_green_field_is_black_given_the_field():
+    """A black farmer lying on a green field shows a dark faint green (its chroma is all the
+    field's): alone it is nearer the green figure, but with the field around it known, it is a
+    black figure that took its part of the field's chroma."""
+    model = pf.FollowerColours([pf.FollowerColour(n, m, c) for n, (m, c) in SEED_1209.items()])
+    farmer, field = [65, 114, 143], [140, 117, 158]  # medians in play (seed 1209)
+    assert model.classify([farmer]) == ["green"]
+    assert model.classify([farmer], around=[field]) == ["black"]
+    # a green figure on the same field stays green, a black one on a grey road stays black
+    green = pf.shades_lab(pf.lab_to_bgr(SEED_1209["green"][0]), [1.0])
+    assert model.classify(green, around=[field]) == ["green"]
+    assert model.classify([[26, 127, 129]], around=[[120, 128, 128]]) == ["black"]
