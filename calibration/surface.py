@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from meeplecam.vision.errors import TableNotLocated
-from meeplecam.vision.table import find_table_region, order_corners
+from meeplecam.vision.table import find_table_region, intersect_lines, order_corners
 
 from .errors import CalibrationError
 
@@ -28,9 +28,11 @@ class Surface:
     table_mask: np.ndarray  # uint8 0/1 frame size: the table (with what lies on it)
     objects_mask: np.ndarray  # uint8 0/1 frame size: things on the table (tiles, followers, ...)
     colour_lab: np.ndarray  # the table's median Lab colour
-    score: float  # how well the region fits its quadrilateral (1 = exactly)
     lens_k: float = 0.0  # division-model distortion that straightens the table edges
     contrast: float = 100.0  # Lab distance between the table and what lies just outside it
+    # per side, the share of its edge points on its line (a side cut through the table, where a
+    # lamp's glare split the table's colour, follows no straight edge)
+    support: tuple[float, ...] = (1.0, 1.0, 1.0, 1.0)
 
 
 def segment(frame: np.ndarray) -> Surface:
@@ -43,7 +45,7 @@ def segment(frame: np.ndarray) -> Surface:
         ) from None
     s, lab = found.scale, found.lab
     sw = lab.shape[1]
-    corners, lens_k = refine_outline(frame, order_corners(found.quad / s))
+    corners, lens_k, support = refine_outline(frame, order_corners(found.quad / s))
     table_mask = cv2.resize(found.filled, (w, h), interpolation=cv2.INTER_NEAREST)
     # Things on the table: unlike the table around them (a median over several tile sizes), so a
     # smooth glare spot or uneven light is table, and a tile or a follower is not.
@@ -54,22 +56,29 @@ def segment(frame: np.ndarray) -> Surface:
     things = ((diff > tol) & (inside > 0)).astype(np.uint8)
     holes = cv2.resize(things, (w, h), interpolation=cv2.INTER_NEAREST)
     colour = np.median(lab[found.region > 0], axis=0)
-    return Surface(corners, table_mask, holes, colour, found.fill, lens_k, found.contrast)
+    return Surface(corners, table_mask, holes, colour, lens_k, found.contrast, support)
 
 
 def refine_outline(frame: np.ndarray, quad: np.ndarray, samples: int = 80):
     """Sub-pixel table corners and the lens: edge points along each side, the division-model
     ``k`` that straightens them (:func:`lens.plumb_line`), lines through the straightened points,
-    and their intersections put back into the (distorted) frame. Returns (corners, k)."""
+    and their intersections put back into the (distorted) frame. Returns (corners, k, support:
+    per side the share of its edge points within a pixel of its line)."""
     from . import lens
-    from .table import edge_points, lines_corners
+    from .table import edge_points, robust_line
 
     size = (frame.shape[1], frame.shape[0])
     side = np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))
     band = max(4.0, 0.015 * side)
     sides = edge_points(frame, quad, band=band, samples=samples, span=(0.1, 0.9), inner=0.25)
     k = lens.plumb_line(sides, size)
-    corners = lines_corners([lens.undistort(s, k, size) for s in sides])
+    straight = [lens.undistort(s, k, size) for s in sides]
+    lines = [robust_line(pts) for pts in straight]
+    support = tuple(
+        float((np.abs((pts - point) @ np.array([-d[1], d[0]])) <= 1.0).mean())
+        for pts, (point, d) in zip(straight, lines, strict=True)
+    )
+    corners = intersect_lines(lines)
     if corners is None:
-        return quad, 0.0
-    return lens.distort(corners, k, size), k
+        return quad, 0.0, (0.0,) * 4
+    return lens.distort(corners, k, size), k, support

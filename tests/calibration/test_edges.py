@@ -100,9 +100,10 @@ def test_table_outline_edges_are_unbiased():
     floor = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], float)
     img = _draw(size, [(floor, FLOOR), (truth, TABLE)])
     rough = truth + np.random.default_rng(4).normal(0, 1.5, truth.shape)
-    corners, k = refine_outline(img, rough)
+    corners, k, support = refine_outline(img, rough)
     assert abs(k) < 0.01
     assert np.abs(_corner_bias(truth, corners)).max() <= 0.15
+    assert min(support) > 0.9  # every side is one straight edge
 
 
 @pytest.mark.xfail(
@@ -131,7 +132,7 @@ def test_table_outline_edges_are_unbiased_and_skip_the_front_band():
     # about half a pixel (cutting the centroid at the valley between the two pulled it in as
     # much): far better than the 3.5 px of taking the band's outer side, not yet 0.15 px.
     assert np.abs(_side_bias(truth, sides)).max() <= 0.6
-    corners, k = refine_outline(img, rough)
+    corners, k, _ = refine_outline(img, rough)
     assert abs(k) < 0.01
     assert np.abs(_corner_bias(truth, corners)).max() <= 0.6
 
@@ -152,5 +153,5 @@ def test_table_outline_is_not_a_wood_grain_line_inside_it():
         layers.append((np.vstack([line, [x0, y0 + depth + 1]]), grain))
     img = _draw(size, layers)
     rough = truth + np.random.default_rng(5).normal(0, 1.5, truth.shape)
-    corners, _ = refine_outline(img, rough)
+    corners, _, _ = refine_outline(img, rough)
     assert np.abs(_corner_bias(truth, corners)).max() <= 0.3

@@ -104,3 +104,18 @@ def test_a_table_that_fills_a_full_hd_frame_gets_an_outline_not_a_crash():
     diagonal = np.linalg.norm(true[2] - true[0])
     assert np.linalg.norm(corners - true, axis=1).max() < 0.01 * diagonal
     assert result.ok, result.warnings
+
+
+def test_a_black_follower_beside_a_lamps_soft_glare_is_found():
+    """Demo seed 17: a soft glare patch lies beside the black follower. The table's grain, a
+    little unlike the table around it, joined the figure to a patch ten times its size, and the
+    glare made the two one "large thing" (like the score track, whose pictures are no
+    followers): the black follower was left out and a four-colour profile saved. The blob is
+    cut again at a third of its own peak, and a large thing must have sharp edges."""
+    from meeplecam.calibration import wizard
+    from meeplecam.calibration.demo import demo_view
+
+    frame, truth = demo_view(17, size=(1280, 720))
+    result = wizard.run(frame, wizard.Options(), say=lambda line: None)
+    assert result.profile.followers.names == ["red", "yellow", "green", "blue", "black"]
+    assert result.ok, result.warnings
