@@ -309,29 +309,49 @@ def classify_patches(
     return model.classify(medians(patches), None if around is None else medians(around))
 
 
-def local_background(image: np.ndarray, size: float) -> np.ndarray:
+def local_background(
+    image: np.ndarray, size: float, inside: np.ndarray | None = None
+) -> np.ndarray:
     """The table around each pixel (BGR, image size): a median over about ``size`` pixels, which
     ignores a follower (a small part of the window). At half resolution: four times cheaper, and
-    the table's shading is smooth anyway."""
+    the table's shading is smooth anyway. With ``inside`` (a mask of the table, image size), what
+    lies outside it (the floor, the table's darker front edge, the tiles) counts as the table
+    nearest to it: a follower laid near the table's edge is compared with the table, not with a
+    window half full of floor."""
     k = 2 * max(3, int(size) // 4) + 1
     half = cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    if inside is not None:
+        small = cv2.resize(inside.astype(np.uint8), (half.shape[1], half.shape[0]))
+        if small.any() and not small.all():
+            # each outside pixel takes the colour of the nearest inside one
+            _, nearest = cv2.distanceTransformWithLabels(
+                1 - small, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_PIXEL
+            )
+            where = np.zeros(int(nearest.max()) + 1, np.int64)
+            where[nearest[small > 0]] = np.flatnonzero(small > 0)
+            half = half.reshape(-1, 3)[where[nearest]].reshape(half.shape)
     return cv2.resize(
         cv2.medianBlur(half, k), (image.shape[1], image.shape[0]), interpolation=cv2.INTER_LINEAR
     )
 
 
+STRONG_SHARE = 0.3  # of a follower blob's pixels, at least, well above the table's noise
+
+
 def _blobs(weak: np.ndarray, strong: np.ndarray, diff: np.ndarray, max_area: float):
-    """The pixels (ys, xs) of each connected blob of ``weak``. One larger than ``max_area``
-    whose strong pixels are a figure's worth is cut again at a third of its own peak: the
-    table's grain, a little unlike the table around it, had joined a dark figure's rim to a
-    patch of table ten times its size."""
+    """The pixels (ys, xs) of each connected blob of ``weak``. One grown far beyond its strong
+    pixels (larger than ``max_area``, or under :data:`STRONG_SHARE` strong) whose strong pixels
+    are a figure's worth is cut again at a third of its own peak: the table's grain, a little
+    unlike the table around it, had joined a dark figure's rim to a patch of table ten times
+    its size, and a figure's shadow on a plain table had grown it threefold."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(weak)
     for i in range(1, n):
         x, y, w, h = stats[i, :4]
         box = labels[y : y + h, x : x + w] == i
         ys, xs = np.nonzero(box)
         core = int(strong[ys + y, xs + x].sum())
-        if len(ys) <= max_area or not 0 < core <= max_area:  # small, or a large thing (a box)
+        grown = len(ys) > max_area or core < STRONG_SHARE * len(ys)
+        if not grown or not 0 < core <= max_area:  # a figure, or a large thing (a box)
             yield ys + y, xs + x
             continue
         peak = float(np.quantile(diff[ys + y, xs + x], 0.99))
@@ -366,7 +386,9 @@ def find_follower_blobs(
     blur = cv2.GaussianBlur(image, (3, 3), 0)
     lab = cv2.cvtColor(blur, cv2.COLOR_BGR2Lab).astype(np.float32)
     if background:
-        ref = cv2.cvtColor(local_background(blur, background), cv2.COLOR_BGR2Lab).astype(np.float32)
+        table = None if exclude is None else exclude == 0
+        ref = cv2.cvtColor(local_background(blur, background, table), cv2.COLOR_BGR2Lab)
+        ref = ref.astype(np.float32)
     else:
         ref = np.asarray(surface_lab, np.float32)
     diff = np.linalg.norm(lab - ref, axis=2)
@@ -386,7 +408,9 @@ def find_follower_blobs(
         area = len(ys)
         w, h = np.ptp(xs) + 1, np.ptp(ys) + 1
         # A blob counts when it holds a clump of strong pixels (noise rarely makes one).
-        if not (min_area <= area <= max_area and strong[ys, xs].sum() >= max(4, 0.3 * area)):
+        if not (
+            min_area <= area <= max_area and strong[ys, xs].sum() >= max(4, STRONG_SHARE * area)
+        ):
             continue
         if max(w, h) > 4 * min(w, h):
             continue  # a line (a table edge, a crack), not a figure

@@ -268,7 +268,14 @@ def _followers(frame, surface, tile_px, options, result, note, warn) -> None:
         # A tile's shadow and its anti-aliased rim lie just outside its corners.
         grow = 2 * max(2, round(0.08 * tile_px)) + 1
         tiles = cv2.dilate(tiles, np.ones((grow, grow), np.uint8))
-        exclude = (1 - cv2.erode(surface.table_mask, np.ones((15, 15), np.uint8))) | tiles
+        # The table inside its outline (found to a pixel, where the region's mask is a few
+        # pixels coarse and can hold the table's darker front edge, which joined followers laid
+        # near it into one long thing), less a band along the edge.
+        table = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(table, [np.round(surface.corners).astype(np.int32)], 1)
+        band = 2 * max(6, round(0.4 * tile_px)) + 1
+        inside = cv2.erode(table & surface.table_mask, np.ones((band, band), np.uint8))
+        exclude = (1 - inside) | tiles
         # A table's rounded corners leave floor inside the outline's sharp corners.
         for x, y in surface.corners:
             cv2.circle(exclude, (round(x), round(y)), round(1.5 * tile_px), 1, -1)
@@ -277,8 +284,15 @@ def _followers(frame, surface, tile_px, options, result, note, warn) -> None:
         blobs = ccolours.find_follower_blobs(
             frame, surface.colour_lab, 0.03 * area, 0.4 * area, exclude, background=2 * tile_px
         )
-        big = _big_objects(frame, surface, 0.6 * area)
-        blobs = [b for b in blobs if not _marked(big, b)][:8]
+        big = _big_objects(frame, surface.corners, inside, tile_px)
+        blobs = [b for b in blobs if not _marked(big, b)]
+        # most salient first; a piece of a figure already taken (hysteresis can cut a standing
+        # figure's head from its body) is no second follower
+        kept = []
+        for b in blobs:
+            if all(np.hypot(b[0] - k[0], b[1] - k[1]) > 0.4 * tile_px for k in kept):
+                kept.append(b)
+        blobs = kept[:8]
         blobs.sort(key=lambda b: b[0])  # left to right, so that names can be given in that order
         spots = [b[:3] for b in blobs]
         samples = [b[3] for b in blobs]
@@ -322,21 +336,24 @@ def _pixel(frame: np.ndarray, x: float, y: float) -> tuple[int, int]:
     return min(max(round(y), 0), h - 1), min(max(round(x), 0), w - 1)
 
 
-def _big_objects(frame: np.ndarray, surface: Surface, min_area: float) -> np.ndarray:
+def _big_objects(frame: np.ndarray, corners, inside: np.ndarray, tile_px: float) -> np.ndarray:
     """uint8 0/1: the large things on the table (the score track, a box), each filled within its
     outline: the pictures inside a score track's ring of squares are not followers either. Only
-    what lies near a sharp colour step counts: a lamp's soft glare beside a black figure had
-    joined it into a large thing, and the figure was not taken."""
+    what lies ``inside`` the table (not its sharp edge) near a sharp colour step counts: a
+    lamp's soft glare beside a black figure had joined it into a large thing, and the figure
+    was not taken."""
     from meeplecam.vision.table import objects_on_table, sharp_reach
 
-    diagonal = float(np.linalg.norm(surface.corners[2] - surface.corners[0]))
+    diagonal = float(np.linalg.norm(corners[2] - corners[0]))
     reach = sharp_reach(diagonal)
-    things = objects_on_table(frame, surface.table_mask, reach=reach)
+    things = objects_on_table(frame, inside, reach=reach)
     # closed over a few pixels: the score track's ring of squares is one thing
     things = cv2.morphologyEx(things, cv2.MORPH_CLOSE, np.ones((2 * reach + 1,) * 2, np.uint8))
     contours, _ = cv2.findContours(things, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     big = np.zeros_like(things)
-    cv2.drawContours(big, [c for c in contours if cv2.contourArea(c) > min_area], -1, 1, -1)
+    # wider than a tile every way (a row of followers with their shadows is not)
+    wide = [c for c in contours if min(cv2.minAreaRect(c)[1]) > tile_px]
+    cv2.drawContours(big, wide, -1, 1, -1)
     return big
 
 

@@ -115,7 +115,7 @@ def test_a_black_follower_beside_a_lamps_soft_glare_is_found():
     from meeplecam.calibration import wizard
     from meeplecam.calibration.demo import demo_view
 
-    frame, truth = demo_view(17, size=(1280, 720))
+    frame, _ = demo_view(17, size=(1280, 720))
     result = wizard.run(frame, wizard.Options(), say=lambda line: None)
     assert result.profile.followers.names == ["red", "yellow", "green", "blue", "black"]
     assert result.ok, result.warnings
