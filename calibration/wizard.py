@@ -280,9 +280,15 @@ def _followers(frame, surface, tile_px, options, result, note, warn) -> None:
         for x, y in surface.corners:
             cv2.circle(exclude, (round(x), round(y)), round(1.5 * tile_px), 1, -1)
         area = tile_px**2
-        # A standing follower covers about a tenth of a tile's area in the picture.
+        # A standing follower covers about a tenth of a tile's area in the picture; a yellow
+        # one on tan wood differs from it on a fifth of that (but a blob of a few pixels is noise).
         blobs = ccolours.find_follower_blobs(
-            frame, surface.colour_lab, 0.03 * area, 0.4 * area, exclude, background=2 * tile_px
+            frame,
+            surface.colour_lab,
+            max(0.02 * area, 36.0),
+            0.4 * area,
+            exclude,
+            background=2 * tile_px,
         )
         big = _big_objects(frame, surface.corners, inside, tile_px)
         blobs = [b for b in blobs if not _marked(big, b)]
