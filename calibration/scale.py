@@ -17,7 +17,12 @@ import cv2
 import numpy as np
 
 from meeplecam.vision.table import apply_homography as apply
-from meeplecam.vision.table import order_corners, rectangle_aspect
+from meeplecam.vision.table import (
+    edge_image,
+    order_corners,
+    rectangle_aspect,
+    side_sharpness,
+)
 
 from . import lens
 from .config import settings
@@ -45,6 +50,7 @@ def find_tiles(
     lo, hi = cfg["tile_of_diagonal"]
     objects = cv2.morphologyEx(surface.objects_mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(objects, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    img = edge_image(frame) if frame is not None else None
     singles, groups = [], []
     for cnt in contours:
         area = cv2.contourArea(cnt)
@@ -53,7 +59,14 @@ def find_tiles(
             continue
         ratio, fill = _squareness(cnt)
         if side <= hi * diag and ratio < cfg["max_aspect"] and fill > cfg["min_fill"]:
-            singles.append(order_corners(cv2.boxPoints(cv2.minAreaRect(cnt))))
+            box = order_corners(cv2.boxPoints(cv2.minAreaRect(cnt)))
+            # a tile's sides are sharp steps (one may be faint); a lamp's glare on the table,
+            # as square and larger, is soft (it was taken for the start tile, 1.5 times its size;
+            # across wood grain two of its sides are sharp). Measured at 1920x1080: the start
+            # tile's second softest side 2.8 or more in 100 scenes, the glare's 0.9 and 1.0
+            sharp = cfg["min_side_sharpness"]
+            if img is None or sorted(side_sharpness(img, box))[1] >= sharp:
+                singles.append(box)
         elif side > hi * diag:
             groups.append(cnt)
     quads = _tile_sized(singles, surface.corners)

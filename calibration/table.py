@@ -150,9 +150,10 @@ def edge_points(
     inner: float = 0.0,
 ):
     """Sub-pixel edge points along each side of a rough quad (4 arrays of N x 2 pixels): the
-    strongest colour edge along the side's normal within ``band`` pixels. With ``inner`` > 0 the
-    innermost edge at least that fraction as strong as the strongest is taken (a table's top, not
-    its darker rim)."""
+    strongest colour edge along the side's normal within ``band`` pixels. With ``inner`` > 0 a
+    surface's own edge instead (:func:`_surface_edge`: the innermost step at least that fraction
+    as strong as the strongest beyond which the colour is no longer the surface's; a table's top,
+    not its darker front face, nor a grain line in its wood)."""
     cfg = settings("table")
     quad = np.asarray(quad, np.float64).reshape(4, 2)
     side_px = np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))

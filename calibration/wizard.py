@@ -350,6 +350,8 @@ def _big_objects(frame: np.ndarray, corners, inside: np.ndarray, tile_px: float)
     was not taken."""
     from meeplecam.vision.table import objects_on_table, sharp_reach
 
+    if not inside.any():
+        return np.zeros_like(inside)
     diagonal = float(np.linalg.norm(corners[2] - corners[0]))
     reach = sharp_reach(diagonal)
     things = objects_on_table(frame, inside, reach=reach)
