@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 def scene_errors(seed: int, size) -> dict:
     import calibration as bench
-    from meeplecam.calibration import lens
     from meeplecam.calibration import scale as cscale
     from meeplecam.calibration import surface as csurface
+    from meeplecam.vision import lens
     from meeplecam.vision.profile import Scale
 
     frame, frame_truth, final = bench.synth_scene(seed, "start", size)

@@ -16,6 +16,8 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from meeplecam.vision import lens
+from meeplecam.vision.edges import refine_quad
 from meeplecam.vision.table import apply_homography as apply
 from meeplecam.vision.table import (
     edge_image,
@@ -24,11 +26,9 @@ from meeplecam.vision.table import (
     side_sharpness,
 )
 
-from . import lens
 from .config import settings
 from .errors import TileNotFound
 from .surface import Surface
-from .table import refine_quad
 
 
 def _squareness(cnt: np.ndarray) -> tuple[float, float]:
@@ -385,7 +385,7 @@ def fit_lattice(
     together, where one tile's corners fix them only to a few per cent. ``grid_px`` maps grid
     coordinates (cell corners at integers) to frame pixels. Returns (H, pitch_mm, rms_mm, quads)
     with ``quads`` the fitted tiles in frame pixels."""
-    from .table import edge_points
+    from meeplecam.vision.edges import edge_points
 
     size = (frame.shape[1], frame.shape[0])
     cells = sorted(set(cells))

@@ -4,8 +4,9 @@ A calibration view shows the table nearly empty (the start tile, a few followers
 track), so the table is the large region of one colour around the frame centre, unlike the floor
 around it: vision's :func:`~meeplecam.vision.table.find_table_region` (the same finder the live
 tracker uses with no profile) gives its region and a rough outline; :func:`segment` then finds
-the table edges at full resolution, the lens distortion that makes them straight (:mod:`lens`),
-and intersects the straightened edges (a rounded corner does not move them). What lies on the
+the table edges at full resolution, the lens distortion that makes them straight, and intersects
+the straightened edges (a rounded corner does not move them: vision's
+:func:`~meeplecam.vision.edges.refine_outline`, which the live tracker uses too). What lies on the
 table is what differs from the table around it.
 """
 
@@ -16,8 +17,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from meeplecam.vision.edges import refine_outline
 from meeplecam.vision.errors import TableNotLocated
-from meeplecam.vision.table import find_table_region, intersect_lines, order_corners
+from meeplecam.vision.table import find_table_region, order_corners
 
 from .errors import CalibrationError
 
@@ -57,28 +59,3 @@ def segment(frame: np.ndarray) -> Surface:
     holes = cv2.resize(things, (w, h), interpolation=cv2.INTER_NEAREST)
     colour = np.median(lab[found.region > 0], axis=0)
     return Surface(corners, table_mask, holes, colour, lens_k, found.contrast, support)
-
-
-def refine_outline(frame: np.ndarray, quad: np.ndarray, samples: int = 80):
-    """Sub-pixel table corners and the lens: edge points along each side, the division-model
-    ``k`` that straightens them (:func:`lens.plumb_line`), lines through the straightened points,
-    and their intersections put back into the (distorted) frame. Returns (corners, k, support:
-    per side the share of its edge points within a pixel of its line)."""
-    from . import lens
-    from .table import edge_points, robust_line
-
-    size = (frame.shape[1], frame.shape[0])
-    side = np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))
-    band = max(4.0, 0.015 * side)
-    sides = edge_points(frame, quad, band=band, samples=samples, span=(0.1, 0.9), inner=0.25)
-    k = lens.plumb_line(sides, size)
-    straight = [lens.undistort(s, k, size) for s in sides]
-    lines = [robust_line(pts) for pts in straight]
-    support = tuple(
-        float((np.abs((pts - point) @ np.array([-d[1], d[0]])) <= 1.0).mean())
-        for pts, (point, d) in zip(straight, lines, strict=True)
-    )
-    corners = intersect_lines(lines)
-    if corners is None:
-        return quad, 0.0, (0.0,) * 4
-    return lens.distort(corners, k, size), k, support

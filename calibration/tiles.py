@@ -16,10 +16,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from meeplecam.vision.edges import refine_quad
+
 from .errors import CalibrationError
 from .scale import find_tiles
 from .surface import segment
-from .table import refine_quad
 
 
 def rows_order(quads: list[np.ndarray]) -> list[np.ndarray]:

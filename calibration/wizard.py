@@ -24,11 +24,11 @@ from datetime import UTC, datetime
 import cv2
 import numpy as np
 
+from meeplecam.vision import lens
 from meeplecam.vision.profile import FrameInfo, Profile, Scale, TableOutline, lab_to_bgr
 from meeplecam.vision.table import order_corners
 
 from . import colours as ccolours
-from . import lens
 from .config import settings
 from .scale import ScaleFit, fit_scale, fit_squares, fit_table_tiles
 from .surface import Surface, segment

@@ -10,8 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from meeplecam.calibration.surface import refine_outline
-from meeplecam.calibration.table import edge_points, refine_quad
+from meeplecam.vision.edges import edge_points, refine_outline, refine_quad
 from meeplecam.vision.table import edge_offsets, order_corners, refine_square
 
 TILE, TABLE, BAND, FLOOR = (200, 210, 220), (45, 62, 92), (24, 31, 50), (120, 110, 125)

@@ -4,10 +4,11 @@ import cv2
 import numpy as np
 import pytest
 
-from meeplecam.calibration import lens
 from meeplecam.calibration.errors import CalibrationError
 from meeplecam.calibration.scale import fit_squares, fit_table_tiles
-from meeplecam.calibration.table import parse_points, refine_quad, to_fractions, to_pixels
+from meeplecam.calibration.table import parse_points, to_fractions, to_pixels
+from meeplecam.vision import lens
+from meeplecam.vision.edges import refine_quad
 from meeplecam.vision.table import apply_homography as apply
 
 
