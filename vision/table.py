@@ -153,6 +153,7 @@ MAX_SIDE_SKEW_DEG = 4.0  # angle between a tile's opposite sides in the picture,
 _OUTLINE_WORK = 480
 MIN_TABLE_SHARE = 0.1  # of the frame that a table covers, at least
 CLEARLY_BETTER = 1.15  # an outline's fit times its rim's contrast, over the fuller region's
+MAX_REFINE_SHIFT = 0.02  # of the diagonal: how far the sub-pixel edges may move a rough corner
 MIN_CONTRAST = 10.0  # Lab distance between a table's rim and what lies beyond it, at least
 GROW_STEPS = (1, 1.5, 2, 3, 4)  # Lab steps between neighbours a table's surface may make
 
@@ -184,14 +185,22 @@ class TableRegion:
 
 def table_outline(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The table (corners clockwise from the top-left, image px; and its filled mask at frame
-    size), by :func:`find_table_region`. Raises TableNotLocated."""
+    size), by :func:`find_table_region`, its sides then found to a fraction of a pixel
+    (:func:`~meeplecam.vision.edges.refine_outline`: the small copy places them a few pixels
+    off). Raises TableNotLocated."""
+    from .edges import refine_outline
+
     h, w = frame.shape[:2]
     surface = find_table_region(frame)
     if surface.contrast < MIN_CONTRAST:
         raise TableNotLocated(
             f"the table's colour is close to its surroundings' (contrast {surface.contrast:.0f})"
         )
-    corners = order_corners(surface.quad / surface.scale)
+    rough = order_corners(surface.quad / surface.scale)
+    corners = refine_outline(frame, rough)[0]
+    diagonal = float(np.linalg.norm(rough[2] - rough[0]))
+    if np.linalg.norm(corners - rough, axis=1).max() > MAX_REFINE_SHIFT * diagonal:
+        corners = rough  # the edges found were something else's
     return corners, cv2.resize(surface.filled, (w, h), interpolation=cv2.INTER_NEAREST)
 
 
