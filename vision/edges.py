@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from . import lens
-from .table import edge_image, intersect_lines, outward_sides
+from .table import edge_image, intersect_lines, outward_sides, robust_line
 
 EDGE_BAND_PX = 4  # searched either side of a rough side at least (pixels)
 EDGE_SAMPLES = 40  # normals along a side
@@ -122,33 +122,10 @@ def _leaves_surface(vals: np.ndarray, step: float, beyond_px: float = 2.0) -> np
     return dist > max(6.0, 4.0 * spread)
 
 
-def robust_line(pts: np.ndarray, tol: float = 0.6) -> tuple[np.ndarray, np.ndarray]:
-    """A line (point, unit direction) through the largest collinear subset of edge points (every
-    pair tried, RANSAC-style, since an inner edge of the art can hold nearly half of them), then
-    a least-squares refit on those."""
-    pts = np.asarray(pts, np.float64)
-    n = len(pts)
-    i, j = np.triu_indices(n, k=max(1, n // 8))
-    d = pts[j] - pts[i]
-    length = np.linalg.norm(d, axis=1)
-    ok = length > 1e-6
-    i, j, d, length = i[ok], j[ok], d[ok], length[ok]
-    nrm = np.stack([-d[:, 1], d[:, 0]], axis=1) / length[:, None]
-    dist = np.abs(
-        (pts[None, :, :] - pts[i][:, None, :]) @ np.zeros(2)
-        + np.einsum("pnk,pk->pn", pts[None, :, :] - pts[i][:, None, :], nrm)
-    )
-    inliers = dist <= tol
-    best = int(np.argmax(inliers.sum(axis=1) - 0.01 * dist.clip(max=tol).sum(axis=1)))
-    sel = pts[inliers[best]]
-    mean = sel.mean(axis=0)
-    _, _, vt = np.linalg.svd(sel - mean)
-    return mean, vt[0]
-
-
 def lines_corners(sides) -> np.ndarray | None:
     """Robust lines through 4 sets of edge points, intersected (corner i between sides i-1, i)."""
-    return intersect_lines([robust_line(pts) for pts in sides])
+    lines = [robust_line(pts, stride=8) for pts in sides]
+    return None if any(line is None for line in lines) else intersect_lines(lines)
 
 
 def refine_quad(
@@ -186,7 +163,9 @@ def refine_outline(frame: np.ndarray, quad: np.ndarray, samples: int = 80):
     sides = edge_points(frame, quad, band=band, samples=samples, span=(0.1, 0.9), inner=0.25)
     k = lens.plumb_line(sides, size)
     straight = [lens.undistort(s, k, size) for s in sides]
-    lines = [robust_line(pts) for pts in straight]
+    lines = [robust_line(pts, stride=8) for pts in straight]
+    if any(line is None for line in lines):
+        return quad, 0.0, (0.0,) * 4
     support = tuple(
         float((np.abs((pts - point) @ np.array([-d[1], d[0]])) <= 1.0).mean())
         for pts, (point, d) in zip(straight, lines, strict=True)

@@ -665,7 +665,7 @@ def _refine_square(img: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.nda
         tol = max(0.6, 0.02 * side)
         found = list(_edge_points(img, quad, band, 0.5 if r == 0 else None))
         for pts in found:
-            line = _robust_line(pts, tol)
+            line = robust_line(pts, tol)
             if line is None:
                 return quad
             lines.append(line)
@@ -758,13 +758,15 @@ def edge_offsets(
     return offsets[0] + step * (k + 0.5), strength
 
 
-def _robust_line(pts: np.ndarray, tol: float):
-    """(point, direction) through the largest collinear subset (every pair tried: the art's own
-    edges near the border can hold many points), refitted by least squares."""
+def robust_line(pts: np.ndarray, tol: float = 0.6, stride: int = 6):
+    """(point, unit direction) through the largest collinear subset of edge points (every pair
+    at least ``1/stride`` of the points apart tried: the art's own edges near a tile's border can
+    hold nearly half of them), refitted by least squares; None for fewer than 4 points."""
+    pts = np.asarray(pts, np.float64)
     n = len(pts)
     if n < 4:
         return None
-    i, j = np.triu_indices(n, k=max(1, n // 6))
+    i, j = np.triu_indices(n, k=max(1, n // stride))
     d = pts[j] - pts[i]
     length = np.linalg.norm(d, axis=1)
     ok = length > 1e-6
