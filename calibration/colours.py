@@ -245,19 +245,31 @@ class SeparabilityReport:
     pairs: list[PairMargin] = field(default_factory=list)
     min_margin: float = 3.0
     warn_margin: float = 5.0
+    # Lab distance of two colours' means beyond which they are told apart whatever their margin:
+    # a margin is measured with the spread of a figure's pixels (its lit and shaded faces, wide
+    # along a pair that differs much in lightness, as yellow and green), but a figure is read
+    # by the median of its pixels, which strays far less (pairs too similar in earnest were 9 to
+    # 31 apart; yellow and green 52 and 59 apart on the demo table had been refused)
+    clear_distance: float = 40.0
+
+    def too_similar(self, p: PairMargin) -> bool:
+        return p.margin < self.min_margin and p.distance < self.clear_distance
 
     @property
     def ok(self) -> bool:
-        return all(p.margin >= self.min_margin for p in self.pairs)
+        return not any(self.too_similar(p) for p in self.pairs)
 
     @property
     def worst(self) -> PairMargin | None:
-        return min(self.pairs, key=lambda p: p.margin) if self.pairs else None
+        """The pair most alike: a pair too similar first, then by margin."""
+        if not self.pairs:
+            return None
+        return min(self.pairs, key=lambda p: (not self.too_similar(p), p.margin))
 
     def lines(self) -> list[str]:
         out = []
-        for p in sorted(self.pairs, key=lambda p: p.margin):
-            if p.margin < self.min_margin:
+        for p in sorted(self.pairs, key=lambda p: (not self.too_similar(p), p.margin)):
+            if self.too_similar(p):
                 verdict = "TOO SIMILAR: use another colour for one of them, or more light"
             elif p.margin < self.warn_margin:
                 verdict = "separable, but close"
@@ -273,6 +285,7 @@ class SeparabilityReport:
         return {
             "ok": self.ok,
             "min_margin": self.min_margin,
+            "clear_distance": self.clear_distance,
             "pairs": [
                 {"a": p.a, "b": p.b, "margin": round(p.margin, 2), "distance": round(p.distance, 1)}
                 for p in self.pairs
@@ -282,9 +295,14 @@ class SeparabilityReport:
 
 def separability(model: FollowerColours) -> SeparabilityReport:
     """Every pair's margin: ``|m_a - m_b| / (sd_a + sd_b)`` with each colour's standard deviation
-    taken along the line joining the means."""
+    taken along the line joining the means; too similar where the margin is short and the means
+    are also near (:attr:`SeparabilityReport.clear_distance`)."""
     cfg = settings("colours")
-    report = SeparabilityReport(min_margin=cfg["min_margin"], warn_margin=cfg["warn_margin"])
+    report = SeparabilityReport(
+        min_margin=cfg["min_margin"],
+        warn_margin=cfg["warn_margin"],
+        clear_distance=cfg["clear_distance"],
+    )
     for a, b in combinations(model.colours, 2):
         d = np.subtract(b.lab, a.lab)
         dist = float(np.linalg.norm(d))

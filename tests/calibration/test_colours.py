@@ -186,3 +186,28 @@ def test_tapped_followers_are_learned_from_the_figures_not_the_table():
     assert learned["yellow"][0] > 130
     for name in ("red", "yellow", "green", "blue"):  # each nearest its usual colour by hue
         assert colours.reference_name(learned[name]) == name
+
+
+def test_colours_far_apart_are_separable_though_their_faces_spread_wide():
+    """The demo table's seed 1 at 1920x1080: yellow and green learned 52 Lab apart, but each
+    standing figure's lit and shaded faces spread its pixels widely in lightness, along the very
+    line that joins them, so their margin is short (1.4). A figure is read by the median of its
+    pixels, which strays far less: such a pair is not "too similar" (the wizard had refused to
+    save). Colours too similar in earnest were 9 to 31 apart."""
+    from meeplecam.vision.profile import FollowerColour, FollowerColours
+
+    yellow = FollowerColour(
+        "yellow",
+        [148.7, 109.3, 187.2],
+        [[631.1, -42.1, 231.3], [-42.1, 16.7, -11.0], [231.3, -11.0, 102.7]],
+    )
+    green = FollowerColour(
+        "green",
+        [108.1, 85.8, 163.7],
+        [[372.9, -103.3, 102.1], [-103.3, 38.1, -38.4], [102.1, -38.4, 56.0]],
+    )
+    report = colours.separability(FollowerColours([yellow, green]))
+    (pair,) = report.pairs
+    assert pair.margin < report.min_margin and pair.distance > 50
+    assert report.ok
+    assert "TOO SIMILAR" not in report.lines()[0]
