@@ -256,18 +256,23 @@ class FollowerColours:
         inv = np.linalg.inv(np.mean([np.asarray(c.cov) for c in self.colours], axis=0))
         tinted = None
         if around is not None:
-            around = np.asarray(around, float).reshape(-1, 3)
-            tinted = BLEED * chroma([lab_to_bgr(a) for a in around])  # N x 3
+            import cv2
+
+            flat = np.clip(np.asarray(around, float), 0, 255).astype(np.uint8)  # as lab_to_bgr
+            around_bgr = cv2.cvtColor(flat.reshape(1, -1, 3), cv2.COLOR_Lab2BGR)[0].astype(float)
+            tinted = BLEED * chroma(around_bgr)  # N x 3
+
+        def nearest(seen):  # squared distance to the nearest of ``seen`` (N or 1 x shades x 3)
+            d = lab[:, None, :] - seen
+            return np.einsum("nsi,ij,nsj->ns", d, inv, d).min(axis=1)
+
         out = np.empty((len(lab), len(self.colours)))
         for j, c in enumerate(self.colours):
-            glared = shades_lab(lab_to_bgr(c.lab), BRIGHTER, GLARE, (0.0, BLEED))
-            d = lab[:, None, :] - glared[None, :, :]  # N x shades x 3
-            dist = np.einsum("nsi,ij,nsj->ns", d, inv, d).min(axis=1)
-            if tinted is not None:
-                own = with_chroma(shades_bgr(lab_to_bgr(c.lab), BRIGHTER, GLARE), 1 - BLEED)
-                seen = _bgr_to_lab(own[None, :, :] + tinted[:, None, :])  # N x shades x 3
-                d = lab[:, None, :] - seen
-                dist = np.minimum(dist, np.einsum("nsi,ij,nsj->ns", d, inv, d).min(axis=1))
+            shades = shades_bgr(lab_to_bgr(c.lab), BRIGHTER, GLARE)
+            greyed = with_chroma(shades, 1 - BLEED)  # its part BLEED of chroma lost
+            dist = nearest(_bgr_to_lab(np.concatenate([shades, greyed]))[None])
+            if tinted is not None:  # ... to the chroma around it
+                dist = np.minimum(dist, nearest(_bgr_to_lab(greyed[None] + tinted[:, None])))
             out[:, j] = np.sqrt(dist)
         return out
 
