@@ -888,6 +888,12 @@ class TerrainScorer:
         return cv2.dilate(mask, np.ones((3, 3), np.uint8)) > 0
 
     def learn_follower(self, crop: np.ndarray, colour: str, mask: np.ndarray) -> None:
+        """Add the pixels of a figure of ``colour`` (``mask`` on a prepared crop). A blob larger
+        than a figure (``follower_max_known``) grew over the art around it (a yellow monk's over
+        a cloister's orange roofs, which then read as yellow monks ever after): only its clear
+        part (:meth:`figure_core`) is the figure's colour."""
+        if mask.mean() > self.config.follower_max_known:
+            mask = self.figure_core(crop, colour, mask)
         bins = lab_bins(crop)[mask]
         if len(bins) == 0:
             return

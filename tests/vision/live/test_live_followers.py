@@ -176,3 +176,22 @@ def test_a_thief_whose_shadow_falls_on_the_cloister_is_a_thief():
 
     assert spot(foot) == "S"
     assert spot(blob) == "C"  # the whole blob's foot is on the cloister
+
+
+def test_a_yellow_monk_on_orange_roofs_teaches_yellow_the_monk_not_the_roofs():
+    """The blob of a yellow monk standing on a cloister grew over its orange roofs (larger
+    than any figure): learned whole, yellow would explain the roofs, and every such cloister
+    after it would show a yellow monk. Only the figure's clear part is learned."""
+    scorer = _learned_scorer()
+    yellow = tuple(int(c) for c in DEFAULT_COLOURS["yellow"])
+    roofs = np.full((32, 32, 3), (235, 235, 230), np.uint8)
+    cv2.rectangle(roofs, (6, 6), (25, 25), (50, 95, 190), -1)  # orange-brown, 0.39 of the crop
+    assert not scorer.follower_mask(roofs, "yellow")[0].any()
+    monk = roofs.copy()
+    cv2.rectangle(monk, (14, 12), (18, 20), yellow, -1)
+    grown = np.zeros((32, 32), bool)
+    grown[6:26, 6:26] = True  # what the blob grew over
+    assert grown.mean() > scorer.config.follower_max_known
+    scorer.learn_follower(monk, "yellow", grown)
+    assert not scorer.follower_mask(roofs, "yellow")[0].any()
+    assert scorer.follower_mask(monk, "yellow")[0][12:21, 14:19].mean() > 0.9
