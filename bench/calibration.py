@@ -8,13 +8,15 @@ warnings; the follower step left out):
 - ``start``: the frame shows the start tile alone (the calibration the wizard asks for);
 - ``game``: the frame shows the game a third of the way through (calibrating from any tiles).
 
+With ``--markers`` the printed table-corner markers lie in the table's corners and calibration
+uses them (``meeplecam calibrate --markers``).
+
 Then every tile corner of the finished game (its true image position, distortion included) is
 mapped to the table with the calibration and compared with its true position in mm, after the
 rigid motion (no scale) that best aligns the calibration's axes with the renderer's. Reported:
 RMS of those errors per scene and over all scenes (target <= 1 mm), and the table outline's largest
 corner error over the table diagonal (target <= 1 %): over all scenes, and over the scenes whose
-profile the wizard saves without a warning (what a user gets). ``--exact-tiles`` measures against a
-renderer whose tiles are drawn exactly their true size (see :func:`exact_tile_masks`).
+profile the wizard saves without a warning (what a user gets).
 
 Results go to ``--out`` (JSON with every scene, and a CSV).
 """
@@ -42,54 +44,10 @@ def rigid_rms(est: np.ndarray, truth: np.ndarray) -> tuple[float, np.ndarray]:
     return float(np.sqrt((err**2).mean())), err
 
 
-def exact_tile_masks() -> None:
-    """Patch the renderer (in this process only) to draw each tile's mask exactly: OpenCV's
-    anti-aliased ``fillPoly`` draws a polygon about half a pixel fatter on every side, so at the
-    canvas' ~1 px/mm the drawn tiles are about 1 mm larger than their ground truth, a 2-3 % scale
-    bias that this benchmark would otherwise blame on calibration. The mask is drawn at 8x
-    without anti-aliasing and averaged down instead (proposed as the renderer's fix)."""
-    import cv2
-
-    from meeplecam.vision.synth import scene as synth_scene_module
-    from meeplecam.vision.synth.art import tile_art
-    from meeplecam.vision.synth.scene import _blend_poly
-
-    def _draw_tile(self, canvas, cell, tid, rotation) -> None:
-        pose = self.poses[cell]
-        tile = self.game.tileset[tid]
-        art = tile_art(tile, rotation, self.palette, self.tile_px, pose.variant)
-        corners = self.to_canvas(self.tile_corners_mm(cell))
-        shift = self.shadow_mm * 1.8 * self.scale
-        _blend_poly(
-            canvas, corners + shift, (0, 0, 0), 0.45 * self.optics.shadow, blur=1.2 * self.scale
-        )
-        px = self.tile_px
-        src = np.array([[-0.5, -0.5], [px - 0.5, -0.5], [px - 0.5, px - 0.5]], np.float32)
-        m = cv2.getAffineTransform(src, corners[:3].astype(np.float32))
-        x0, y0 = np.floor(corners.min(axis=0)).astype(int) - 1
-        x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 2
-        x0, y0 = max(x0, 0), max(y0, 0)
-        x1, y1 = min(x1, canvas.shape[1]), min(y1, canvas.shape[0])
-        if x1 <= x0 or y1 <= y0:
-            return
-        m[:, 2] -= (x0, y0)
-        patch = cv2.warpAffine(
-            art, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-        )
-        k = 8
-        big = np.zeros(((y1 - y0) * k, (x1 - x0) * k), np.uint8)
-        poly = ((corners - (x0, y0)) + 0.5) * k - 0.5
-        cv2.fillPoly(big, [np.round(poly * 16).astype(np.int32)], 255, cv2.LINE_8, shift=4)
-        mask = cv2.resize(big, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)
-        alpha = (mask.astype(np.float32) / 255)[..., None]
-        roi = canvas[y0:y1, x0:x1]
-        roi[:] = (patch * alpha + roi * (1 - alpha)).astype(np.uint8)
-
-    synth_scene_module.Scene._draw_tile = _draw_tile
-
-
-def synth_scene(seed: int, mode: str, size):
-    """(calibration frame, truth of the frame, truth of the finished game) from the renderer."""
+def synth_scene(seed: int, mode: str, size, markers: bool = False):
+    """(calibration frame, truth of the frame, truth of the finished game) from the renderer;
+    with ``markers`` the printed table-corner markers lie in the table's corners."""
+    from meeplecam.calibration.demo import printed_corner_markers
     from meeplecam.engine import find_tileset
     from meeplecam.engine.playout import random_game
     from meeplecam.vision.synth.render import render, truth
@@ -99,17 +57,18 @@ def synth_scene(seed: int, mode: str, size):
     rng = np.random.default_rng(seed)
     game = random_game(find_tileset("winter"), int(rng.integers(2, 5)), seed=seed)
     palette = ("winter", "summer")[seed % 2]
-    scene = Scene(game, seed, palette, size)
+    scene = Scene(game, seed, palette, size, markers=printed_corner_markers() if markers else None)
     states = [after for _, _, after in table_states(game)]
     state = states[0] if mode == "start" else states[len(states) // 3]
     frame = render(scene, state)
     return frame, truth(scene, state), truth(scene, states[-1])
 
 
-def measure(frame, frame_truth, final_truth) -> dict:
-    """Calibrate ``frame`` as ``meeplecam calibrate`` does (its follower step left out: the frame
-    shows the tiles alone) and measure the outline and the homography against the truth; the
-    wizard's warnings are kept (a step that warns saves nothing without ``--force``)."""
+def measure(frame, frame_truth, final_truth, markers: bool = False) -> dict:
+    """Calibrate ``frame`` as ``meeplecam calibrate`` (``--markers``) does (its follower step
+    left out: the frame shows the tiles alone) and measure the outline and the homography
+    against the truth; the wizard's warnings are kept (a step that warns saves nothing without
+    ``--force``)."""
     from meeplecam.calibration import wizard
     from meeplecam.calibration.table import to_pixels
 
@@ -117,7 +76,9 @@ def measure(frame, frame_truth, final_truth) -> dict:
     table_true = np.asarray(frame_truth["table"], float)
     diag = float(np.linalg.norm(table_true[2] - table_true[0]))
     out = {"tiles_in_frame": len(frame_truth["tiles"])}
-    result = wizard.run(frame, wizard.Options(followers=False), say=lambda line: None)
+    result = wizard.run(
+        frame, wizard.Options(followers=False, markers=markers), say=lambda line: None
+    )
     corners = to_pixels(result.profile.table.corners, w, h)
     out["outline_error"] = float(np.linalg.norm(corners - table_true, axis=1).max() / diag)
     out["outline_contrast"] = result.surface.contrast
@@ -163,32 +124,29 @@ def main(argv=None) -> int:
         help="frame size (default 1920x1080: what calibrate asks a webcam for)",
     )
     p.add_argument(
-        "--exact-tiles",
+        "--markers",
         action="store_true",
-        help="patch the renderer to draw tiles exactly their true size (see "
-        "exact_tile_masks: its anti-aliased masks make tiles ~1 mm too large)",
+        help="the printed table-corner markers (meeplecam markers) lie in the table's corners "
+        "and calibration uses them (meeplecam calibrate --markers)",
     )
     p.add_argument("--out", default="bench/results/calibration", help="output path without suffix")
     args = p.parse_args(argv)
     size = tuple(int(v) for v in args.size.lower().split("x"))
-    source = "renderer"
-    make = synth_scene
-    if args.exact_tiles:
-        exact_tile_masks()
-        source = "renderer (tile masks drawn exactly)"
     modes = ("start", "game") if args.mode == "both" else (args.mode,)
     rows, started = [], time.monotonic()
     for mode in modes:
         for seed in range(args.seed, args.seed + args.scenes):
             row = {"mode": mode, "seed": seed}
             try:
-                row.update(measure(*make(seed, mode, size)))
+                frames = synth_scene(seed, mode, size, args.markers)
+                row.update(measure(*frames, markers=args.markers))
             except Exception as exc:  # a failed scene is a result too
                 row["error"] = f"{type(exc).__name__}: {exc}"
             rows.append(row)
             print(json.dumps(row), file=sys.stderr)
     summary = {
-        "source": source,
+        "source": "renderer",
+        "markers": args.markers,
         "size": list(size),
         "scenes": args.scenes,
         "first_seed": args.seed,

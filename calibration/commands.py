@@ -148,7 +148,9 @@ def grab(args: argparse.Namespace):
     if args.demo:
         from .demo import demo_view
 
-        return demo_view(args.seed)[0], f"the synthetic demo table (seed {args.seed})"
+        with_markers = ", corner markers laid" if args.markers else ""
+        frame = demo_view(args.seed, markers=args.markers)[0]
+        return frame, f"the synthetic demo table (seed {args.seed}{with_markers})"
     if args.image:
         frame = cv2.imread(args.image)
         if frame is None:

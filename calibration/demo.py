@@ -12,13 +12,31 @@ import numpy as np
 DEMO_COLOURS = ("red", "yellow", "green", "blue", "black")
 
 
-def demo_view(seed: int = 1, size=(1280, 720), colours=DEMO_COLOURS, palette: str = "winter"):
-    """(frame, truth) of a calibration view: the start tile and a row of followers."""
+def demo_view(
+    seed: int = 1,
+    size=(1280, 720),
+    colours=DEMO_COLOURS,
+    palette: str = "winter",
+    markers: bool = False,
+):
+    """(frame, truth) of a calibration view: the start tile and a row of followers; with
+    ``markers`` the printed corner markers lie in the table's corners."""
     from meeplecam.engine import Game, Player, find_tileset
     from meeplecam.vision.synth.scene import Scene
 
     game = Game.start(find_tileset("winter"), [Player(c, c) for c in colours])
-    return calibration_view(Scene(game, seed, palette, size), colours, seed)
+    sheets = printed_corner_markers() if markers else None
+    return calibration_view(Scene(game, seed, palette, size, markers=sheets), colours, seed)
+
+
+def printed_corner_markers():
+    """The renderer's corner markers as ``meeplecam markers`` prints them."""
+    from meeplecam.vision.synth.scene import CornerMarkers
+
+    from .config import settings
+
+    spec = settings("markers")
+    return CornerMarkers(spec["dictionary"], float(spec["marker_mm"]), float(spec["margin_mm"]))
 
 
 def calibration_view(scene, colours=DEMO_COLOURS, seed: int = 1):

@@ -21,6 +21,7 @@ from meeplecam.vision.edges import refine_quad
 from meeplecam.vision.table import apply_homography as apply
 from meeplecam.vision.table import (
     edge_image,
+    intersect_lines,
     order_corners,
     rectangle_aspect,
     side_sharpness,
@@ -199,7 +200,7 @@ def fit_squares(quads_px, side_mm: float = 45.0, iterations: int | None = None, 
             mapped = apply(hom, src).reshape(-1, 4, 2)
             ideal = np.concatenate([_square_fit(m, side_mm) for m in mapped])
             hom = weighted_homography(src, ideal, np.ones(len(src)))
-    return _gauge(hom, quads, side_mm)
+    return gauge_on_tile(hom, quads, side_mm)
 
 
 def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None):
@@ -235,10 +236,37 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None):
             extents.append(max((sides[1] + sides[3]) / 2, (sides[0] + sides[2]) / 2))
         sx = float(np.median(extents)) / side_mm
         sy = sx * aspect
-    return _gauge(np.diag([1 / sx, 1 / sy, 1.0]) @ h_unit, quads, side_mm)
+    return gauge_on_tile(np.diag([1 / sx, 1 / sy, 1.0]) @ h_unit, quads, side_mm)
 
 
-def _gauge(hom: np.ndarray, quads, side_mm: float):
+def square_up(corners_mm: np.ndarray, sharpness, side_mm: float, slack_mm: float) -> np.ndarray:
+    """A tile's corners in table mm (clockwise) where a pair of opposite sides lies more than
+    ``slack_mm`` nearer or farther apart than ``side_mm``: the softer of the two (``sharpness``
+    per side, side i from corner i to i + 1), an edge missed against a city of the table's
+    colour, is moved to lie ``side_mm`` from the sharper one."""
+    q = np.asarray(corners_mm, np.float64).reshape(4, 2)
+    centre = q.mean(axis=0)
+    mids = (q + np.roll(q, -1, axis=0)) / 2
+    lines = []
+    for i in range(4):
+        d = q[(i + 1) % 4] - q[i]
+        lines.append((q[i], d / np.linalg.norm(d)))
+
+    def inward(i: int) -> np.ndarray:
+        d = lines[i][1]
+        n = np.array([-d[1], d[0]])
+        return n if np.dot(centre - mids[i], n) > 0 else -n
+
+    for i, j in ((0, 2), (1, 3)):
+        gap = float(np.dot(mids[j] - mids[i], inward(i)))
+        if abs(gap - side_mm) > slack_mm:
+            weak, strong = (i, j) if sharpness[i] < sharpness[j] else (j, i)
+            lines[weak] = (mids[strong] + inward(strong) * side_mm, lines[strong][1])
+    out = intersect_lines(lines)
+    return q if out is None else out
+
+
+def gauge_on_tile(hom: np.ndarray, quads, side_mm: float):
     """Move the table axes so that the first tile's fitted square is the axis-aligned square at the
     origin (a rigid motion, so distances are kept); also the RMS of the tiles' misfit (mm)."""
     square = np.float64([[0, 0], [side_mm, 0], [side_mm, side_mm], [0, side_mm]])

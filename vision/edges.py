@@ -45,12 +45,14 @@ def edge_points(
     samples: int | None = None,
     span=(0.12, 0.88),
     inner: float = 0.0,
+    window: float = 2.0,
 ):
     """Sub-pixel edge points along each side of a rough quad (4 arrays of N x 2 pixels): the
     strongest colour edge along the side's normal within ``band`` pixels. With ``inner`` > 0 a
     surface's own edge instead (:func:`_surface_edge`: the innermost step at least that fraction
     as strong as the strongest beyond which the colour is no longer the surface's; a table's top,
-    not its darker front face, nor a grain line in its wood)."""
+    not its darker front face, nor a grain line in its wood). The edge is placed from the steps
+    within ``window`` pixels of it: less than the distance to the next edge parallel to it."""
     quad = np.asarray(quad, np.float64).reshape(4, 2)
     side_px = np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))
     band = float(band or max(EDGE_BAND_PX, 0.12 * side_px))
@@ -58,20 +60,24 @@ def edge_points(
     if img.ndim == 2:
         img = img[..., None]
     step = 0.25
-    offsets = np.arange(-band, band + 0.01, step)
+    half = max(1, round(window / step))
+    # sampled beyond the band by the window, so that an edge near the band's end is not placed
+    # from a window cut short (which pulls it inwards)
+    offsets = np.arange(-band - half * step, band + half * step + 0.01, step)
     ts = np.linspace(span[0], span[1], int(samples or EDGE_SAMPLES))
     sides = []
     for base, nrm in outward_sides(quad, ts):
         pts = base[:, None, :] + offsets[None, :, None] * nrm
         vals = _sample(img, pts)
         grad = np.linalg.norm(np.diff(vals, axis=1), axis=2)  # samples x offsets
-        k = np.argmax(grad, axis=1)
+        searched = grad[:, half : grad.shape[1] - half]
         if inner > 0:
-            k = _surface_edge(vals, grad, step, inner)
+            k = half + _surface_edge(vals[:, half : vals.shape[1] - half], searched, step, inner)
+        else:
+            k = half + np.argmax(searched, axis=1)
         # The edge is the centroid of the gradient around its peak (unbiased for any symmetric
         # blur; a parabola through three samples is biased by the sampling phase).
         centre_k = k.astype(np.float64)
-        half = round(2.0 / step)
         for _ in range(3):  # centroid in a window re-centred on the last centroid
             idx = np.round(centre_k)[:, None].astype(int) + np.arange(-half, half + 1)[None, :]
             idx = np.clip(idx, 0, grad.shape[1] - 1)
@@ -136,12 +142,13 @@ def refine_quad(
     span=(0.12, 0.88),
     inner: float = 0.0,
     lens_k: float = 0.0,
+    window: float = 2.0,
 ) -> np.ndarray:
     """A quad's corners to sub-pixel precision: :func:`edge_points` on each side, a robust line
     through them (straightened by the lens model ``lens_k``), the corners where lines meet."""
     quad = np.asarray(quad, np.float64).reshape(4, 2)
     size = (frame.shape[1], frame.shape[0])
-    sides = edge_points(frame, quad, band, samples, span, inner)
+    sides = edge_points(frame, quad, band, samples, span, inner, window)
     out = lines_corners([lens.undistort(s, lens_k, size) for s in sides])
     if out is None:
         return quad

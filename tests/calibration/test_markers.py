@@ -44,6 +44,9 @@ def test_markers_command_writes_a_file(tmp_path, capsys):
     assert main(["markers", str(tmp_path / "x.png"), "--paper", "B9"]) == 2
 
 
+_TABLE_MM = [[0, 0], [1000, 0], [1000, 700], [0, 700]]
+
+
 def _table_with_markers(side_mm=60.0, margin_mm=5.0, px_per_mm=2.0):
     """A flat 1000 x 700 mm table with a corner marker (on white paper) in each corner, warped
     by a perspective; returns (image, true table corners in the image)."""
@@ -98,3 +101,61 @@ def test_wizard_with_markers_measures_the_table():
     width = (np.linalg.norm(mm[1] - mm[0]) + np.linalg.norm(mm[2] - mm[3])) / 2
     depth = (np.linalg.norm(mm[3] - mm[0]) + np.linalg.norm(mm[2] - mm[1])) / 2
     assert abs(width - 1000) < 5 and abs(depth - 700) < 5
+    # the live grid starts at the start tile: without one the profile is not saved silently
+    assert any("no start tile" in w for w in result.warnings)
+
+
+def test_marker_squares_are_found_to_a_tenth_of_a_millimetre():
+    # ArUco's own corners lie a few tenths of a pixel inside a blurred square (here the near
+    # markers' sides measured 59.1-59.7 mm); found along their whole sides, the squares seen
+    # large measure their printed 60 mm
+    img, truth = _table_with_markers()
+    img = cv2.GaussianBlur(img, (0, 0), 1.0)
+    to_mm = cv2.getPerspectiveTransform(np.float32(truth), np.float32(_TABLE_MM))
+    near = [
+        square
+        for square in find_corner_markers(img).squares
+        if np.linalg.norm(square - np.roll(square, 1, axis=0), axis=1).min() > 50
+    ]
+    assert len(near) == 2
+    for square in near:
+        mm = cv2.perspectiveTransform(square.reshape(-1, 1, 2), to_mm).reshape(4, 2)
+        sides = np.linalg.norm(mm - np.roll(mm, 1, axis=0), axis=1)
+        assert np.abs(sides - 60.0).max() < 0.15, sides
+
+
+def _rigid_rms(est: np.ndarray, truth: np.ndarray) -> float:
+    """RMS distance after the best rotation and translation of ``est`` onto ``truth``."""
+    ce, ct = est.mean(axis=0), truth.mean(axis=0)
+    u, _, vt = np.linalg.svd((est - ce).T @ (truth - ct))
+    if np.linalg.det(u @ vt) < 0:
+        vt[-1] *= -1
+    return float(np.sqrt((((est - ce) @ (u @ vt) + ct - truth) ** 2).sum(axis=1).mean()))
+
+
+def test_markers_on_a_rendered_table_place_every_tile_within_a_millimetre():
+    # the renderer's camera has a real lens (two radial terms) and the markers lie where it
+    # bends most; every tile corner of the finished game, mapped to the table, is where it lies
+    from meeplecam.calibration import wizard
+    from meeplecam.calibration.demo import printed_corner_markers
+    from meeplecam.engine import find_tileset
+    from meeplecam.engine.playout import random_game
+    from meeplecam.vision.synth.render import render, truth
+    from meeplecam.vision.synth.scene import Scene
+    from meeplecam.vision.synth.sequence import table_states
+
+    game = random_game(find_tileset("winter"), 2, seed=1001)
+    scene = Scene(game, 1001, "summer", (1280, 720), markers=printed_corner_markers())
+    states = [after for _, _, after in table_states(game)]
+    frame = render(scene, states[0])
+    result = wizard.run(frame, wizard.Options(markers=True, followers=False), say=lambda _: None)
+    assert not result.warnings
+    final = truth(scene, states[-1])
+    px = np.concatenate([t["corners"] for t in final["tiles"]]).astype(float)
+    mm = np.concatenate([t["corners_mm"] for t in final["tiles"]]).astype(float)
+    assert _rigid_rms(result.profile.scale.to_table_points(px, 1280, 720), mm) < 1.0
+    # the table's axes start at the start tile's north-west corner, as without markers
+    start = np.asarray(truth(scene, states[0])["tiles"][0]["corners"], float)
+    square = [[0, 0], [45, 0], [45, 45], [0, 45]]
+    corners = result.profile.scale.to_table_points(start, 1280, 720)
+    assert np.abs(corners - square).max() < 1.5, corners

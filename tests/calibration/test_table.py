@@ -250,3 +250,15 @@ def test_a_lamps_glare_on_wood_is_no_start_tile():
     # little inside: 44.7 px, its middle 3 px off)
     assert np.linalg.norm(fit.quads[0].mean(axis=0) - (764, 571)) < 8  # the glare: 620 px off
     assert abs(fit.tile_px / 47.9 - 1) < 0.1
+
+
+def test_a_tile_side_missed_against_the_table_is_put_back_from_its_opposite_side():
+    # the start tile's city along its north side, of the table's colour: its edge was found
+    # 9 mm inside; the sharper south side and the tile's size put it back
+    from meeplecam.calibration.scale import square_up
+
+    found = np.array([[0.0, 9.0], [45.0, 9.0], [45.0, 45.0], [0.0, 45.0]])
+    squared = square_up(found, [0.6, 3.0, 3.2, 3.1], 45.0, 2.0)
+    assert np.allclose(squared, [[0, 0], [45, 0], [45, 45], [0, 45]], atol=1e-6)
+    # a tile found right stays as it is
+    assert np.allclose(square_up(squared, [3.0] * 4, 45.0, 2.0), squared)

@@ -26,6 +26,16 @@ GINGER_OFFSET = np.array([4.0, 4.0])
 
 
 @dataclass(frozen=True)
+class CornerMarkers:
+    """Printed table-corner markers (what ``meeplecam markers`` prints), one in each table
+    corner, paper corner on the table's: ArUco ids 0-3 clockwise from the north-west."""
+
+    dictionary: str  # OpenCV's name of the ArUco dictionary, e.g. "DICT_4X4_50"
+    marker_mm: float  # the black square's side
+    margin_mm: float  # white paper around it
+
+
+@dataclass(frozen=True)
 class TableState:
     """What lies on the table at one moment."""
 
@@ -53,8 +63,10 @@ class Scene:
         palette: str = "winter",
         size=(1280, 720),
         surface: str | None = None,
+        markers: CornerMarkers | None = None,
     ):
         self.game = game
+        self.markers = markers
         self.palette = palette
         self.surface = surface  # wood, cloth or white; None: wood or cloth at random
         self.size = (int(size[0]), int(size[1]))
@@ -436,7 +448,50 @@ def _draw_base(scene: Scene) -> np.ndarray:
     soft = cv2.GaussianBlur(mask.astype(np.float32) / 255, (0, 0), 0.6)
     canvas = cv2.blendLinear(canvas, table, 1 - soft, soft)
     _draw_track(scene, canvas)
+    if scene.markers is not None:
+        _draw_corner_markers(scene, canvas, rng)
     return canvas
+
+
+def _draw_corner_markers(scene: Scene, canvas, rng: np.random.Generator) -> None:
+    """The printed corner markers (:class:`CornerMarkers`) in the table's corners, each sheet
+    laid a little askew (up to 2 degrees) about its corner, as a hand lays it."""
+    import cv2
+
+    spec = scene.markers
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, spec.dictionary))
+    modules = dictionary.markerSize + 2  # with the black border
+    module_mm = spec.marker_mm / modules
+    sheet_mm = spec.marker_mm + 2 * spec.margin_mm
+    paper = np.asarray(bgr(config()["table"]["paper"]), np.float32)
+    ink = paper * 0.12
+    square = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float)
+    for marker_id, corner in enumerate(scene.table_corners_mm()):
+        # the north-west sheet turned a quarter clockwise per corner: never mirrored
+        a = np.deg2rad(90.0 * marker_id + rng.uniform(-2.0, 2.0))
+        turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+
+        def to_canvas(local_mm, turn=turn, corner=corner):
+            return scene.to_canvas(np.asarray(local_mm) @ turn.T + corner)
+
+        outline = to_canvas(square * sheet_mm)
+        x0, y0 = np.floor(outline.min(axis=0)).astype(int) - 1
+        x1, y1 = np.ceil(outline.max(axis=0)).astype(int) + 2
+        x0, y0 = max(x0, 0), max(y0, 0)
+        x1, y1 = min(x1, canvas.shape[1]), min(y1, canvas.shape[0])
+        if x1 <= x0 or y1 <= y0:
+            continue
+        shape, at = (y1 - y0, x1 - x0), np.array([x0, y0], float)
+        sheet = coverage(outline - at, shape)
+        black = np.zeros(shape, np.float32)
+        bits = cv2.aruco.generateImageMarker(dictionary, marker_id, modules, borderBits=1)
+        for row, col in zip(*np.nonzero(bits < 128), strict=True):
+            cell = (square + np.array([col, row])) * module_mm + spec.margin_mm
+            black += coverage(to_canvas(cell) - at, shape)
+        colour = paper + (ink - paper) * np.clip(black, 0, 1)[..., None]
+        roi = canvas[y0:y1, x0:x1].astype(np.float32)
+        alpha = sheet[..., None]
+        canvas[y0:y1, x0:x1] = np.clip(colour * alpha + roi * (1 - alpha), 0, 255).astype(np.uint8)
 
 
 def _rounded_rect(mask, corners, radius) -> None:
