@@ -242,8 +242,8 @@ def _marker_scale(frame: np.ndarray, found, surface: Surface) -> ScaleFit:
     the perspective and the scale. The lens is the k near the table edges' (``surface``'s)
     under which the four squares are most nearly squares: the markers lie where the lens bends
     most, in the frame's corners, and there the one-parameter lens that straightens the table's
-    edges can be a pixel out (on 20 synthetic scenes it made the median error 0.34 mm and the
-    worst 3.0; chosen so, 0.21 and 2.6). The origin and the axes are the start tile's, as
+    edges can be a pixel out (``bench/calibration.py --markers --scenes 20``: with that lens
+    the median error was 0.34 mm and the worst 3.0; chosen so, 0.21 and 2.6). The origin and the axes are the start tile's, as
     without markers (the live grid starts there); without a tile, the first marker's."""
     size = (frame.shape[1], frame.shape[0])
 
