@@ -245,12 +245,10 @@ class Scene:
         px = self.tile_px
         src = np.array([[-0.5, -0.5], [px - 0.5, -0.5], [px - 0.5, px - 0.5]], np.float32)
         M = cv2.getAffineTransform(src, corners[:3].astype(np.float32))
-        x0, y0 = np.floor(corners.min(axis=0)).astype(int) - 1
-        x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 2
-        x0, y0 = max(x0, 0), max(y0, 0)
-        x1, y1 = min(x1, canvas.shape[1]), min(y1, canvas.shape[0])
-        if x1 <= x0 or y1 <= y0:
+        box = _box(corners, canvas.shape)
+        if box is None:
             return
+        x0, y0, x1, y1 = box
         M[:, 2] -= (x0, y0)
         patch = cv2.warpAffine(
             art, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
@@ -338,6 +336,16 @@ def _label_tile(scene: Scene, canvas, number: int, cell, tid, rotation) -> None:
         warped = cv2.warpAffine(plane, M, size, flags=cv2.INTER_NEAREST,
                                 borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
         roi[..., c][inside] = warped[inside]
+
+
+def _box(poly: np.ndarray, shape) -> tuple[int, int, int, int] | None:
+    """The canvas pixels (x0, y0, x1, y1) around a polygon with a pixel to spare, clipped to a
+    canvas of ``shape``; None when none of it is on the canvas."""
+    x0, y0 = np.floor(poly.min(axis=0)).astype(int) - 1
+    x1, y1 = np.ceil(poly.max(axis=0)).astype(int) + 2
+    x0, y0 = max(int(x0), 0), max(int(y0), 0)
+    x1, y1 = min(int(x1), shape[1]), min(int(y1), shape[0])
+    return None if x1 <= x0 or y1 <= y0 else (x0, y0, x1, y1)
 
 
 def coverage(poly, shape) -> np.ndarray:
@@ -475,12 +483,10 @@ def _draw_corner_markers(scene: Scene, canvas, rng: np.random.Generator) -> None
             return scene.to_canvas(np.asarray(local_mm) @ turn.T + corner)
 
         outline = to_canvas(square * sheet_mm)
-        x0, y0 = np.floor(outline.min(axis=0)).astype(int) - 1
-        x1, y1 = np.ceil(outline.max(axis=0)).astype(int) + 2
-        x0, y0 = max(x0, 0), max(y0, 0)
-        x1, y1 = min(x1, canvas.shape[1]), min(y1, canvas.shape[0])
-        if x1 <= x0 or y1 <= y0:
+        box = _box(outline, canvas.shape)
+        if box is None:
             continue
+        x0, y0, x1, y1 = box
         shape, at = (y1 - y0, x1 - x0), np.array([x0, y0], float)
         sheet = coverage(outline - at, shape)
         black = np.zeros(shape, np.float32)
