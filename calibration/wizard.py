@@ -243,8 +243,9 @@ def _marker_scale(frame: np.ndarray, found, surface: Surface) -> ScaleFit:
     under which the four squares are most nearly squares: the markers lie where the lens bends
     most, in the frame's corners, and there the one-parameter lens that straightens the table's
     edges can be a pixel out (``bench/calibration.py --markers --scenes 20``: with that lens
-    the median error was 0.34 mm and the worst 3.0; chosen so, 0.21 and 2.6). The origin and the axes are the start tile's, as
-    without markers (the live grid starts there); without a tile, the first marker's."""
+    the median error was 0.34 mm and the worst 3.0; chosen so, 0.21 and 2.6). The origin and
+    the axes are the start tile's, as without markers (the live grid starts there); without a
+    tile, the first marker's."""
     size = (frame.shape[1], frame.shape[0])
 
     def fit(k: float):
@@ -253,10 +254,15 @@ def _marker_scale(frame: np.ndarray, found, surface: Surface) -> ScaleFit:
         init, _ = fit_table_tiles(table, squares, found.side_mm)
         return fit_squares(squares, found.side_mm, iterations=30, init=init)
 
+    from scipy.optimize import minimize_scalar
+
     step = MARKER_LENS_STEP
     ks = surface.lens_k + step * np.arange(-MARKER_LENS_STEPS, MARKER_LENS_STEPS + 1)
     best = float(ks[int(np.argmin([fit(k)[1] for k in ks]))])
-    k = _least(lambda k: fit(k)[1], best - step, best + step)
+    nearest = minimize_scalar(
+        lambda k: fit(k)[1], bounds=(best - step, best + step), method="bounded"
+    )
+    k = float(nearest.x)
     hom, rms = fit(k)
     tile_mm = float(settings("scale")["tile_mm"])
     side_px = float(
@@ -271,23 +277,6 @@ def _marker_scale(frame: np.ndarray, found, surface: Surface) -> ScaleFit:
     return ScaleFit(hom, k, side_px, 1, rms, [tile])
 
 
-def _least(f, lo: float, hi: float, tol: float = 1e-4) -> float:
-    """Where ``f`` is least on [lo, hi] (golden-section search; ``f`` has one minimum there)."""
-    g = (np.sqrt(5) - 1) / 2
-    a, b = lo + (1 - g) * (hi - lo), lo + g * (hi - lo)
-    fa, fb = f(a), f(b)
-    while hi - lo > tol:
-        if fa < fb:
-            hi, b, fb = b, a, fa
-            a = lo + (1 - g) * (hi - lo)
-            fa = f(a)
-        else:
-            lo, a, fa = a, b, fb
-            b = lo + g * (hi - lo)
-            fb = f(b)
-    return (lo + hi) / 2
-
-
 def _tile_among_markers(frame, found, surface: Surface, hom, lens_k: float, tile_mm: float):
     """The start tile's corners (undistorted pixels) on a table with the corner markers, or
     None: a tile as calibration finds one without markers, the printed sheets left out, its
@@ -295,7 +284,7 @@ def _tile_among_markers(frame, found, surface: Surface, hom, lens_k: float, tile
     colour put back a tile's side from the opposite one)."""
     size = (frame.shape[1], frame.shape[0])
     objects = surface.objects_mask.copy()
-    for square in found.squares:  # the sheet: the square and its margin, and a little more
+    for square in found.squares:  # the sheet (the square 1.17 times its size) and a little more
         centre = square.mean(axis=0)
         sheet = centre + (square - centre) * 1.5
         cv2.fillPoly(objects, [np.round(sheet).astype(np.int32)], 0)
