@@ -31,12 +31,12 @@ def demo_view(
 
 def printed_corner_markers():
     """The renderer's corner markers as ``meeplecam markers`` prints them."""
-    from meeplecam.vision.synth.scene import CornerMarkers
+    from meeplecam.vision.synth.scene import MarkerSheets
 
     from .config import settings
 
     spec = settings("markers")
-    return CornerMarkers(spec["dictionary"], float(spec["marker_mm"]), float(spec["margin_mm"]))
+    return MarkerSheets(spec["dictionary"], float(spec["marker_mm"]), float(spec["margin_mm"]))
 
 
 def calibration_view(scene, colours=DEMO_COLOURS, seed: int = 1):

@@ -26,7 +26,7 @@ GINGER_OFFSET = np.array([4.0, 4.0])
 
 
 @dataclass(frozen=True)
-class CornerMarkers:
+class MarkerSheets:
     """Printed table-corner markers (what ``meeplecam markers`` prints), one in each table
     corner, paper corner on the table's: ArUco ids 0-3 clockwise from the north-west."""
 
@@ -63,7 +63,7 @@ class Scene:
         palette: str = "winter",
         size=(1280, 720),
         surface: str | None = None,
-        markers: CornerMarkers | None = None,
+        markers: MarkerSheets | None = None,
     ):
         self.game = game
         self.markers = markers
@@ -462,7 +462,7 @@ def _draw_base(scene: Scene) -> np.ndarray:
 
 
 def _draw_corner_markers(scene: Scene, canvas, rng: np.random.Generator) -> None:
-    """The printed corner markers (:class:`CornerMarkers`) in the table's corners, each sheet
+    """The printed corner markers (:class:`MarkerSheets`) in the table's corners, each sheet
     laid a little askew (up to 2 degrees) about its corner, as a hand lays it."""
     import cv2
 
