@@ -318,10 +318,12 @@ def flag(value) -> bool:
 
 
 def options_from(data: Mapping, size: tuple[int, int]):
-    """wizard.Options from the page's fields ``corners``, ``taps``, ``skip_followers``."""
+    """wizard.Options from the page's fields ``corners``, ``taps``, ``skip_followers`` and
+    ``markers`` (the printed corner markers lie in the table's corners)."""
     from meeplecam.calibration import wizard
 
     options = wizard.Options()
+    options.markers = flag(data.get("markers"))
     options.corners = corners(data.get("corners"), size)
     options.taps = taps(data.get("taps"), size)
     options.followers = not flag(data.get("skip_followers"))
@@ -342,6 +344,7 @@ def describe(run: Run | None) -> dict:
         "given_corners": _pairs(run.options.corners),
         "given_taps": _pairs(run.options.taps),
         "skip_followers": not run.options.followers,
+        "markers": run.options.markers,
     }
     result = run.result
     if result is None:
@@ -379,7 +382,7 @@ _PAGE_WORDS = (
     ("(names guessed: set them with --colours)", "(names guessed: set them below)"),
     (
         "give the corners (--corners / --click) or use the corner markers (--markers)",
-        "tap the four corners on the picture",
+        "tap the four corners on the picture, or lay the corner markers and tick them below",
     ),
     ("give their positions with --followers 'x,y x,y ...'", "tap them on the picture"),
     ("(optional: --charuco", "(optional, with meeplecam calibrate --charuco"),

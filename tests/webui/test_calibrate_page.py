@@ -115,6 +115,21 @@ def test_four_tapped_corners_are_used(cal, demo):
     assert "as you gave them" in html and f'name="corners" value="{shown}"' in html
 
 
+def test_the_corner_markers_are_used_when_ticked(session):
+    from meeplecam.calibration.demo import demo_view
+
+    frame, truth = demo_view(1, markers=True)
+    cal = Host(make_app(session, Still(frame)))
+    cal.get("/calibrate")
+    answer = cal.post("/api/calibrate", json={"markers": True})
+    assert answer.status_code == 200, answer.get_json()
+    state = answer.get_json()
+    assert state["outline"] == "markers" and state["markers"]
+    assert np.abs(np.asarray(state["corners"]) - np.asarray(truth["table"])).max() <= 2
+    html = cal.get("/calibrate").get_data(as_text=True)
+    assert "from the markers" in html and 'name="markers" value="1" checked' in html
+
+
 def test_follower_taps_and_colour_names(cal, demo):
     cal.get("/calibrate")
     bases = [f["base"] for f in demo[1]["followers"]][:3]
