@@ -67,6 +67,7 @@ class Result:
     surface: Surface | None = None
     followers_px: list[tuple[float, float, float]] = field(default_factory=list)
     quads: list[np.ndarray] = field(default_factory=list)  # the tiles' refined corners (pixels)
+    sheets: list[np.ndarray] = field(default_factory=list)  # the corner markers' paper (pixels)
 
     @property
     def ok(self) -> bool:
@@ -95,6 +96,7 @@ def run(frame: np.ndarray, options: Options | None = None, say=print) -> Result:
     if options.markers:
         found = find_corner_markers(frame)
         corners, source = found.corners, "markers"
+        result.sheets = [_sheet(square) for square in found.squares]
         note(f"step 1/5 table: the four corner markers {found.ids} were found")
     elif options.corners is not None:
         corners, source = np.asarray(options.corners, float), "clicks"
@@ -284,10 +286,8 @@ def _tile_among_markers(frame, found, surface: Surface, hom, lens_k: float, tile
     colour put back a tile's side from the opposite one)."""
     size = (frame.shape[1], frame.shape[0])
     objects = surface.objects_mask.copy()
-    for square in found.squares:  # the sheet (the square 1.17 times its size) and a little more
-        centre = square.mean(axis=0)
-        sheet = centre + (square - centre) * 1.5
-        cv2.fillPoly(objects, [np.round(sheet).astype(np.int32)], 0)
+    for square in found.squares:
+        cv2.fillPoly(objects, [np.round(_sheet(square)).astype(np.int32)], 0)
     try:
         quads = fit_scale(frame, replace(surface, objects_mask=objects, lens_k=lens_k)).quads
     except CalibrationError:
@@ -301,6 +301,13 @@ def _tile_among_markers(frame, found, surface: Surface, hom, lens_k: float, tile
     if np.abs(sides / tile_mm - 1).max() > MARKER_TILE_TOLERANCE:
         return None
     return apply_homography(np.linalg.inv(hom), mm)
+
+
+def _sheet(square: np.ndarray) -> np.ndarray:
+    """A corner marker's paper around its black square (pixels): the printed sheet is 1.17
+    times the square, and a little more is left for its shadow and blur."""
+    centre = square.mean(axis=0)
+    return centre + (square - centre) * 1.5
 
 
 def _surface_for(frame: np.ndarray, corners: np.ndarray) -> Surface:
@@ -371,6 +378,8 @@ def _followers(frame, surface, tile_px, options, result, note, warn) -> None:
         # A table's rounded corners leave floor inside the outline's sharp corners.
         for x, y in surface.corners:
             cv2.circle(exclude, (round(x), round(y)), round(1.5 * tile_px), 1, -1)
+        for sheet in result.sheets:  # the corner markers' paper is no follower
+            cv2.fillPoly(exclude, [np.round(sheet).astype(np.int32)], 1)
         area = tile_px**2
         # A standing follower covers about a tenth of a tile's area in the picture; a yellow
         # one on tan wood differs from it on a fifth of that (but a blob of a few pixels is noise).

@@ -159,3 +159,15 @@ def test_markers_on_a_rendered_table_place_every_tile_within_a_millimetre():
     square = [[0, 0], [45, 0], [45, 45], [0, 45]]
     corners = result.profile.scale.to_table_points(start, 1280, 720)
     assert np.abs(corners - square).max() < 1.5, corners
+
+
+def test_the_marker_sheets_are_no_followers():
+    # white paper with a black square, lying on the table: the follower step had taken a
+    # sheet's corner for a sixth, white follower on this table
+    from meeplecam.calibration import wizard
+    from meeplecam.calibration.demo import DEMO_COLOURS, demo_view
+
+    frame, _ = demo_view(17, size=(1920, 1080), markers=True)
+    result = wizard.run(frame, wizard.Options(markers=True), say=lambda _: None)
+    assert result.profile.followers.names == list(DEMO_COLOURS)
+    assert not result.warnings
