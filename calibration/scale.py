@@ -24,6 +24,7 @@ from meeplecam.vision.table import (
     intersect_lines,
     order_corners,
     rectangle_aspect,
+    side_lengths,
     side_sharpness,
 )
 
@@ -232,7 +233,7 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None):
         extents = []
         for q in quads:
             c = apply(h_unit, q) * [1.0, 1.0 / aspect]
-            sides = np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1)
+            sides = side_lengths(c)
             extents.append(max((sides[1] + sides[3]) / 2, (sides[0] + sides[2]) / 2))
         sx = float(np.median(extents)) / side_mm
         sy = sx * aspect
@@ -308,7 +309,7 @@ def fit_scale(
     rough = rough[: int(cfg["max_tiles"])]
     quads = []
     for q in rough:
-        side = np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1))
+        side = np.mean(side_lengths(q))
         q = refine_quad(frame, q, band=max(3.0, cfg["band"] * side), lens_k=surface.lens_k)
         quads.append(refine_quad(frame, q, band=2.0, lens_k=surface.lens_k))
     und = [lens.undistort(q, surface.lens_k, size) for q in quads]
@@ -317,7 +318,7 @@ def fit_scale(
         hom, rms = fit_table_tiles(table, und, tile_mm, size)
     else:
         hom, rms = fit_squares(und, tile_mm)
-    side = float(np.mean([np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).mean() for q in quads]))
+    side = float(np.mean([side_lengths(q).mean() for q in quads]))
     return ScaleFit(hom, surface.lens_k, side, len(quads), rms, quads)
 
 
@@ -526,7 +527,7 @@ def _lattice_scale(frame: np.ndarray, surface: Surface, tile_mm: float) -> Scale
         [[1, 0, -pitch * cells[first][0]], [0, 1, -pitch * cells[first][1]], [0, 0, 1.0]]
     )
     hom = origin @ hom
-    side = float(np.mean([np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).mean() for q in quads]))
+    side = float(np.mean([side_lengths(q).mean() for q in quads]))
     order = [first] + [i for i in range(len(quads)) if i != first]
     return ScaleFit(
         hom / hom[2, 2], surface.lens_k, side, len(cells), rms, [quads[i] for i in order]

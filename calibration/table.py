@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from meeplecam.vision.edges import refine_quad
-from meeplecam.vision.table import order_corners
+from meeplecam.vision.table import order_corners, side_lengths
 
 from .config import settings
 from .errors import CalibrationError, MarkersNotFound
@@ -90,7 +90,7 @@ def _refined_square(frame: np.ndarray, square: np.ndarray, nearest: float) -> np
     percent of its size; each side's edge is found along its whole length instead, from the
     steps nearer to it than the next edge parallel to it (the border's inner edge, or the
     paper's: ``nearest``, as a share of the square's side)."""
-    side = float(np.mean(np.linalg.norm(square - np.roll(square, 1, axis=0), axis=1)))
+    side = float(np.mean(side_lengths(square)))
     near = nearest * side
     return refine_quad(frame, square, band=max(1.0, 0.3 * near), window=max(0.75, 0.4 * near))
 

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from meeplecam.vision.edges import refine_quad
+from meeplecam.vision.table import side_lengths
 
 from .errors import CalibrationError
 from .scale import find_tiles
@@ -42,7 +43,7 @@ def crops(frame: np.ndarray, size: int = 96) -> list[np.ndarray]:
     surface = segment(frame)
     quads = []
     for q in find_tiles(frame, surface):
-        side = float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
+        side = float(np.mean(side_lengths(q)))
         quads.append(refine_quad(frame, q, band=max(3.0, 0.11 * side), lens_k=surface.lens_k))
     out = []
     dst = np.float32([[0, 0], [size, 0], [size, size], [0, size]])

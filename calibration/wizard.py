@@ -27,7 +27,13 @@ import numpy as np
 from meeplecam.vision import lens
 from meeplecam.vision.edges import refine_outline
 from meeplecam.vision.profile import FrameInfo, Profile, Scale, TableOutline, lab_to_bgr
-from meeplecam.vision.table import apply_homography, edge_image, order_corners, side_sharpness
+from meeplecam.vision.table import (
+    apply_homography,
+    edge_image,
+    order_corners,
+    side_lengths,
+    side_sharpness,
+)
 
 from . import colours as ccolours
 from .config import settings
@@ -182,9 +188,7 @@ def run(frame: np.ndarray, options: Options | None = None, say=print) -> Result:
             "lay it on the table (alone) and calibrate again"
         )
     if options.markers:
-        side = min(
-            float(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).min()) for q in found.squares
-        )
+        side = min(float(side_lengths(q).min()) for q in found.squares)
         if side < MARKER_MIN_PX:
             note(
                 f"  note: the markers are small in the picture (the smallest side {side:.0f} px): "
@@ -278,15 +282,13 @@ def _marker_scale(frame: np.ndarray, found, surface: Surface) -> ScaleFit:
     k = float(nearest.x)
     hom, rms = fit(k)
     tile_mm = float(settings("scale")["tile_mm"])
-    side_px = float(
-        np.mean([np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).mean() for q in found.squares])
-    )
+    side_px = float(np.mean([side_lengths(q).mean() for q in found.squares]))
     tile = _tile_among_markers(frame, found, surface, hom, k, tile_mm)
     if tile is None:
         return ScaleFit(hom, k, side_px * tile_mm / found.side_mm, 0, rms, list(found.squares))
     hom, _ = gauge_on_tile(hom, [tile], tile_mm)
     tile = lens.distort(tile, k, size)
-    side_px = float(np.linalg.norm(tile - np.roll(tile, 1, axis=0), axis=1).mean())
+    side_px = float(side_lengths(tile).mean())
     return ScaleFit(hom, k, side_px, 1, rms, [tile])
 
 
@@ -308,7 +310,7 @@ def _tile_among_markers(frame, found, surface: Surface, hom, lens_k: float, tile
     sharpness = side_sharpness(edge_image(frame), quads[0])
     mm = apply_homography(hom, lens.undistort(quads[0], lens_k, size))
     mm = square_up(mm, sharpness, tile_mm, MARKER_TILE_SLACK_MM)
-    sides = np.linalg.norm(mm - np.roll(mm, 1, axis=0), axis=1)
+    sides = side_lengths(mm)
     if np.abs(sides / tile_mm - 1).max() > MARKER_TILE_TOLERANCE:
         return None
     return apply_homography(np.linalg.inv(hom), mm)

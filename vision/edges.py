@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from . import lens
-from .table import edge_image, intersect_lines, outward_sides, robust_line
+from .table import edge_image, intersect_lines, outward_sides, robust_line, side_lengths
 
 EDGE_BAND_PX = 4  # searched either side of a rough side at least (pixels)
 EDGE_SAMPLES = 40  # normals along a side
@@ -54,7 +54,7 @@ def edge_points(
     not its darker front face, nor a grain line in its wood). The edge is placed from the steps
     within ``window`` pixels of it: less than the distance to the next edge parallel to it."""
     quad = np.asarray(quad, np.float64).reshape(4, 2)
-    side_px = np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))
+    side_px = np.mean(side_lengths(quad))
     band = float(band or max(EDGE_BAND_PX, 0.12 * side_px))
     img = edge_image(frame)
     if img.ndim == 2:
@@ -153,7 +153,7 @@ def refine_quad(
     if out is None:
         return quad
     out = lens.distort(out, lens_k, size)
-    side_px = np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))
+    side_px = np.mean(side_lengths(quad))
     if np.max(np.linalg.norm(out - quad, axis=1)) > max(0.3 * side_px, 8.0):
         return quad  # the fit ran off: keep the rough corners
     return out
@@ -165,7 +165,7 @@ def refine_outline(frame: np.ndarray, quad: np.ndarray, samples: int = 80):
     and their intersections put back into the (distorted) frame. Returns (corners, k, support:
     per side the share of its edge points within a pixel of its line)."""
     size = (frame.shape[1], frame.shape[0])
-    side = np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1))
+    side = np.mean(side_lengths(quad))
     band = max(4.0, 0.015 * side)
     sides = edge_points(frame, quad, band=band, samples=samples, span=(0.1, 0.9), inner=0.25)
     k = lens.plumb_line(sides, size)

@@ -638,7 +638,7 @@ def side_sharpness(img: np.ndarray, quad: np.ndarray) -> list[float]:
     side: the median over points along the side of the largest colour step per quarter pixel;
     ``img`` a float image)."""
     quad = np.asarray(quad, np.float64).reshape(4, 2)
-    side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
+    side = float(np.mean(side_lengths(quad)))
     band = max(3.0, 0.15 * side)
     out = []
     for base, nrm in outward_sides(quad, np.linspace(0.15, 0.85, 16)):
@@ -656,7 +656,7 @@ def refine_square(frame: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.nd
 def _refine_square(img: np.ndarray, quad: np.ndarray, rounds: int = 2) -> np.ndarray:
     quad = np.asarray(quad, np.float64).reshape(4, 2)
     for r in range(rounds):
-        side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
+        side = float(np.mean(side_lengths(quad)))
         band = max(3.0, (0.15 if r == 0 else 0.06) * side)
         lines = []
         # first the outermost clear edge (a city wall drawn just inside a tile whose city has
@@ -701,6 +701,12 @@ def _parallel_sides(lines, points, tol: float):
 def _support(line, pts: np.ndarray, tol: float) -> int:
     point, d = line
     return int((np.abs((pts - point) @ np.array([-d[1], d[0]])) <= tol).sum())
+
+
+def side_lengths(quad: np.ndarray) -> np.ndarray:
+    """The lengths of a quadrilateral's four sides (side i from corner i - 1 to corner i)."""
+    quad = np.asarray(quad, np.float64).reshape(4, 2)
+    return np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)
 
 
 def outward_sides(quad: np.ndarray, ts: np.ndarray):
