@@ -50,6 +50,7 @@ from meeplecam.vision.live.twins import (
     choose_lightness,
     drawn_twins,
     has_pennant,
+    laid_layout,
     north_up,
     pennant_pair,
 )
@@ -222,6 +223,21 @@ class ScorerConfig:
     # this much better through glare (the three cells above: 0.19 or less; 6 cells of 331)
     glare_suspect: float = 0.3  # 0: no glare reading
     glare_washed: float = 0.5  # share of glare over which a pixel tells the other terms nothing
+
+
+def _city_inside(city: np.ndarray) -> np.ndarray:
+    """Where the pennant tests read a city: its rim, where the field is blurred in, eroded
+    away, and the crop's edge (the gap and the neighbour) left out."""
+    import cv2
+
+    inner = cv2.erode(city.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    inner[[0, -1]] = inner[:, [0, -1]] = False
+    return inner
+
+
+def _pennant_twins(a: tuple[TileType, int], b: tuple[TileType, int]) -> bool:
+    """Whether two (tile, rotation) options lie alike but for a shield (O and P)."""
+    return has_pennant(a[0]) != has_pennant(b[0]) and laid_layout(*a) == laid_layout(*b)
 
 
 def lab_bins(crop: np.ndarray) -> np.ndarray:
@@ -504,7 +520,10 @@ class TerrainScorer:
                 else []
             )
             evidence = [z for z in evidence if z is not None]
-            memo[key] = float(np.mean(evidence)) if evidence else None
+            z = float(np.mean(evidence)) if evidence else None
+            if z is not None and (view.city & ~view.seen).any():
+                z = self._shield_covered(z, (tile, rotation), ignore, unknown=z)
+            memo[key] = z
         z = memo[key]
         if z is None:
             return None
@@ -523,6 +542,32 @@ class TerrainScorer:
             )
         city = city_mask(tile, rotation, cfg.size, cfg.inset)
         return north_up(memo["lab"], city, memo["seen"], rotation)
+
+    def _shield_covered(self, z: float, option: tuple[TileType, int], ignore, unknown: float):
+        """Evidence ``z`` (-1 to 1) of a shield on the option's city with a figure on it
+        (``ignore``): where the table has shown where this art draws the pair's shield, all
+        of it if the camera sees that spot, none if the figure stands on it; until then,
+        "no shield" counts ``unknown`` (the figure may stand on it)."""
+        seen = self._shield_seen(option, ignore)
+        if seen is None:
+            return z if z >= 0 else unknown
+        return z if seen else 0.0
+
+    def _shield_seen(self, option: tuple[TileType, int], ignore) -> bool | None:
+        """Whether the camera sees the spot where this table's art draws the shield of the
+        option's pair (:meth:`TwinPictures.shield_spot`), no figure (``ignore``, a crop mask)
+        over most of it; None until the table has shown where that is."""
+        tile, rotation = option
+        cfg = self.twins.config
+        city = city_mask(tile, 0, cfg.size, cfg.inset)
+        spot = self.twins.shield_spot(tile, _city_inside(city), self.lightness())
+        if spot is None:
+            return None
+        if ignore is None or not ignore.any():
+            return True
+        hidden = np.rot90(self._hidden_at(ignore, cfg.size, cfg.inset), rotation // 90)
+        r, c, k = *spot, cfg.shield_radius
+        return bool(hidden[max(r - k, 0) : r + k + 1, max(c - k, 0) : c + k + 1].mean() <= 0.5)
 
     def _side_profiles(self, cell, ignore):
         """The four side profiles of the untrimmed cell picture, or None without one."""
@@ -635,6 +680,15 @@ class TerrainScorer:
             differ &= ~ignore
         seen = int(differ.sum())
         if self.reference is None:
+            if self.config.pennant_weight and _pennant_twins(a, b):
+                # the pennant tests look for the shield on the whole city they can see, but
+                # not under a figure where the table has shown that this art draws it
+                if self._shield_seen(a, ignore) is False:
+                    return 0
+                city = city_mask(*a, self.config.size, self.config.inset)
+                seen = max(
+                    seen, int(_city_inside(city if ignore is None else city & ~ignore).sum())
+                )
             return seen
         cfg = self.config
         ta = self.reference.sample(a[0].id, a[1])
@@ -743,10 +797,7 @@ class TerrainScorer:
         more of them. The city's rim, where the field is blurred in, is eroded away; a city
         smaller than ``pennant_min_city`` (a one-side cap: no set draws a pennant there, and
         its bluest spot is not comparable with a large city's) gives None."""
-        import cv2
-
-        inner = cv2.erode(city.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-        inner[[0, -1]] = inner[:, [0, -1]] = False  # the crop's edge: the gap and the neighbour
+        inner = _city_inside(city)
         if inner.sum() < self.config.pennant_min_city * inner.size:
             return None
         dev = lab - np.median(lab[inner], axis=0)
@@ -781,8 +832,8 @@ class TerrainScorer:
             if c is None:
                 continue
             z = self.pennant_evidence(c)
-            if z < 0 and not city[whole].all():
-                z = 0.0  # no shield in sight, but a figure on the city may stand on it
+            if not city[whole].all():
+                z = self._shield_covered(z, (tile, rotation), ~keep, unknown=0.0)
             total += z if has else -z
         return total
 

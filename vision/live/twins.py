@@ -10,6 +10,10 @@ where the city is: a crop bluer than the picture at one spot has a shield the pi
 picture bluer than the crop at one spot had a shield the crop lacks; a crop like the picture is
 its type.
 
+The picture of a type with a shield also shows where this art draws it: until then a figure on
+the city may stand on the shield, and the pennant tests read the rest of the city as they can;
+after, a figure on that spot hides it (the players are asked) and one elsewhere does not.
+
 Measured on the cells of 8 Winter-scans games read with no profile (the shield in the city's
 corner, 1920x1080): of 119 later crops of a twin pair, 87 right, 7 wrong, 25 unsure (the blot
 test alone: 42, 22, 55).
@@ -93,6 +97,7 @@ class TwinConfig:
     split: Split = field(
         default_factory=lambda: Split(threshold=6.0, scale=4.0, sure_ratio=5.0, min_sd=2.0)
     )
+    shield_radius: int = 3  # pixels around the shield's bluest spot that show the shield
 
 
 def choose_lightness(seen: dict[float, tuple[list[float], list[float]]]) -> float | None:
@@ -218,6 +223,32 @@ class TwinPictures:
         lighter = lightness * np.maximum(d[:, 0], 0)
         darker = lightness * np.maximum(-d[:, 0], 0)
         return float((-d[:, 2] - lighter).max()), float((d[:, 2] - darker).max())
+
+    def shield_spot(
+        self, tile: TileType, city: np.ndarray, lightness: float
+    ) -> tuple[int, int] | None:
+        """Where this table's art draws the shield of ``tile``'s pair, north up (row, column):
+        the bluest spot on ``city`` (the pair's city, north up, where the test may look) of the
+        picture of a type with a pennant, over the plain type's picture where that is known
+        too (its blue roofs); None until a type of the pair with a pennant was confirmed."""
+        pictured = self.pictured_like(tile)
+        shielded = [tile_id for tile_id, pennant in pictured.items() if pennant]
+        if not shielded:
+            return None
+
+        def blueness(tile_id):
+            picture, seen = self._mean(tile_id)
+            return -picture[..., 2] - lightness * np.maximum(picture[..., 0], 0), seen
+
+        blue, where = blueness(shielded[0])
+        for tile_id in (t for t, pennant in pictured.items() if not pennant):
+            plain, seen = blueness(tile_id)
+            blue, where = blue - plain, where & seen
+        where = where & city
+        if not where.any():
+            return None
+        row, column = np.unravel_index(int(np.argmax(np.where(where, blue, -np.inf))), blue.shape)
+        return int(row), int(column)
 
     def _mean(self, tile_id: str) -> tuple[np.ndarray, np.ndarray]:
         """A type's picture (mean view) and where it was seen, kept until it is learned again."""

@@ -74,3 +74,58 @@ def test_twins_are_found_as_they_lie_whichever_way_they_were_defined():
     assert {t.id for t, _ in twins["GB5", 90]} == {"F", "G"}
     assert twins["F", 0] == ((g, 0), (gb5, 90))
     assert ("GB5", 0) not in twins
+
+
+def _figure(rows: slice, cols: slice, scorer: TerrainScorer, rotation: int) -> np.ndarray:
+    """A figure standing on the cell (rows and columns of the 48-pixel cell at rotation 0,
+    turned with it), as the mask of the scorer's crop that the tile terms leave out."""
+    from meeplecam.vision.live.appearance import _trimmed
+
+    cell = np.zeros((SIZE, SIZE), np.uint8)
+    cell[rows, cols] = 255
+    cell = np.ascontiguousarray(np.rot90(cell, -(rotation // 90)))
+    return _trimmed(cell, scorer.config.inset, scorer.config.size) > 127
+
+
+ON_THE_SHIELD = (slice(2, 10), slice(2, 10))
+ELSEWHERE_ON_THE_CITY = (slice(20, 28), slice(6, 14))
+
+
+def test_a_confirmed_shield_shows_where_this_art_draws_it():
+    from meeplecam.vision.live.appearance import _city_inside, city_mask
+
+    o = find_tileset("winter")["O"]
+    for confirmed, spot in (("P", None), ("O", (5, 5))):
+        scorer = _scorer_that_saw(confirmed, 90)
+        cfg = scorer.twins.config
+        city = _city_inside(city_mask(o, 0, cfg.size, cfg.inset))
+        found = scorer.twins.shield_spot(o, city, scorer.lightness())
+        if spot is None:
+            assert found is None
+        else:
+            assert np.hypot(found[0] - spot[0], found[1] - spot[1]) <= 2
+
+
+@pytest.mark.parametrize("rotation", [0, 90])
+def test_a_knight_on_the_city_hides_the_shield_only_where_this_art_draws_it(rotation):
+    # the tracker asks when the two best readings differ in fewer than 12 pixels it can see
+    ts = find_tileset("winter")
+    options = [(ts["O"], rotation), (ts["P"], rotation)]
+    before = TerrainScorer()
+    scorer = _scorer_that_saw("O", 180)
+    on_the_shield = _figure(*ON_THE_SHIELD, scorer, rotation)
+    elsewhere = _figure(*ELSEWHERE_ON_THE_CITY, scorer, rotation)
+    # before the table has shown its shields, the blot test looks on all the city it sees,
+    # also past a knight over the rules' pennant region (each edition draws its own shield)
+    over_the_region = before._kinds(*options[0]) != before._kinds(*options[1])
+    assert before.visible_difference(*options, over_the_region) >= 12
+    assert before.visible_difference(*options, on_the_shield) >= 12
+    # then a knight on the shield's spot hides it, one elsewhere leaves it in sight
+    assert scorer.visible_difference(*options, on_the_shield) == 0
+    assert scorer.visible_difference(*options, elsewhere) >= 12
+    plain = _cell(rotation, shield=False, seed=3)
+    crop = scorer.prepare(plain)
+    hidden = scorer.terms(crop, options, on_the_shield, plain)["pennant"]
+    assert hidden[0] == hidden[1]  # nothing said
+    seen = scorer.terms(crop, options, elsewhere, plain)["pennant"]
+    assert seen[1] > seen[0]  # no shield where this art draws it: P
