@@ -8,8 +8,9 @@ the current player's colour is looked for as the tracker looks for it, but keepi
 a clear core of at least one pixel; each blob's clear core (pixels the colour explains by
 ``ScorerConfig.follower_ratio``) and area are recorded with whether the game's truth has a figure
 on that tile. Reported per folder: the figures and the art specks (blobs on a tile with no
-figure: a cloister's red roofs) found, the smallest cores of each, and how many of each a
-clear core of ``follower_core_px`` or more keeps. Results print as JSON (``--out FILE`` writes
+figure: a cloister's red roofs) found, the smallest cores and areas of each, and how many of
+each a clear core of ``follower_core_px`` or more and an area of ``follower_min_area`` or more
+keep. Results print as JSON (``--out FILE`` writes
 them too). Nothing here is a test.
 """
 
@@ -55,8 +56,8 @@ def _blob_probe(found: list):
 def bench_folder(folder: str, count: int, model: str | None = None) -> dict:
     from meeplecam.vision.live.appearance import ScorerConfig
 
-    figures: list[int] = []
-    specks: list[int] = []
+    figures: list[tuple[int, float]] = []  # (clear core pixels, area) of each blob
+    specks: list[tuple[int, float]] = []
     games = _replay_games(folder, count, find_table=model is None)
     for name, frames, game, rectifier, expected, palette in games:
         found: list = []
@@ -64,20 +65,28 @@ def bench_folder(folder: str, count: int, model: str | None = None) -> dict:
         _play_with_players(frames, game, rectifier, expected, reference, inspect=_blob_probe(found))
         has_figure = {(t["x"], t["y"]): "meeple" in t for t in expected["turns"] if "x" in t}
         first = {}
-        for cell, core, _area in found:  # a tile read again (after a correction) counts once
-            first.setdefault(cell, core)
-        for cell, core in first.items():
-            (figures if has_figure.get(cell) else specks).append(core)
+        for cell, core, area in found:  # a tile read again (after a correction) counts once
+            first.setdefault(cell, (core, area))
+        for cell, blob in first.items():
+            (figures if has_figure.get(cell) else specks).append(blob)
         print(f"{name}: {len(figures)} figures, {len(specks)} specks", file=sys.stderr, flush=True)
-    least = ScorerConfig().follower_core_px
+    config = ScorerConfig()
+    least, smallest = config.follower_core_px, config.follower_min_area
+
+    def kept(blobs):
+        return sum(core >= least and area >= smallest for core, area in blobs)
+
     return {
         "figures": len(figures),
-        "figures_smallest_cores": sorted(figures)[:5],
+        "figures_smallest_cores": sorted(c for c, _ in figures)[:5],
+        "figures_smallest_areas": sorted(a for _, a in figures)[:5],
         "art_specks": len(specks),
-        "art_speck_cores": sorted(specks),
+        "art_speck_cores": sorted(c for c, _ in specks),
+        "art_speck_areas": sorted(a for _, a in specks),
         "follower_core_px": least,
-        "figures_kept": sum(c >= least for c in figures),
-        "art_specks_kept": sum(c >= least for c in specks),
+        "follower_min_area": smallest,
+        "figures_kept": kept(figures),
+        "art_specks_kept": kept(specks),
     }
 
 
