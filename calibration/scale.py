@@ -23,6 +23,7 @@ from meeplecam.vision.table import (
     edge_image,
     intersect_lines,
     order_corners,
+    outward_sides,
     rectangle_aspect,
     side_lengths,
     side_sharpness,
@@ -246,23 +247,14 @@ def square_up(corners_mm: np.ndarray, sharpness, side_mm: float, slack_mm: float
     per side, side i from corner i to i + 1), an edge missed against a city of the table's
     colour, is moved to lie ``side_mm`` from the sharper one."""
     q = np.asarray(corners_mm, np.float64).reshape(4, 2)
-    centre = q.mean(axis=0)
-    mids = (q + np.roll(q, -1, axis=0)) / 2
-    lines = []
-    for i in range(4):
-        d = q[(i + 1) % 4] - q[i]
-        lines.append((q[i], d / np.linalg.norm(d)))
-
-    def inward(i: int) -> np.ndarray:
-        d = lines[i][1]
-        n = np.array([-d[1], d[0]])
-        return n if np.dot(centre - mids[i], n) > 0 else -n
-
+    sides = [(mid[0], out) for mid, out in outward_sides(q, np.array([0.5]))]  # (middle, normal)
+    lines = [(mid, np.array([out[1], -out[0]])) for mid, out in sides]
     for i, j in ((0, 2), (1, 3)):
-        gap = float(np.dot(mids[j] - mids[i], inward(i)))
+        gap = float(np.dot(sides[i][0] - sides[j][0], sides[i][1]))
         if abs(gap - side_mm) > slack_mm:
             weak, strong = (i, j) if sharpness[i] < sharpness[j] else (j, i)
-            lines[weak] = (mids[strong] + inward(strong) * side_mm, lines[strong][1])
+            mid, out = sides[strong]
+            lines[weak] = (mid - out * side_mm, lines[strong][1])
     out = intersect_lines(lines)
     return q if out is None else out
 
