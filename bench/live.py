@@ -510,7 +510,7 @@ def _memory_drawn(minutes: float) -> dict:
     while time.monotonic() - start < minutes * 60:
         dg = DrawnGame(seed=seed)
         game = Game.start(dg.tileset, dg.game.players, dg.game.options)
-        tracker = Tracker(game, Rectifier(dg.grid_to_image), learn_from_answers=False)
+        tracker = Tracker(game, Rectifier(dg.grid_to_image), people_answer=False)
         result = ReplayResult(game)
         for frame, _ in dg.frames():
             for obs in tracker.feed(frame):

@@ -59,10 +59,12 @@ class Warning:  # the name the web UI and the brief use (shadows the builtin: se
 
 @dataclass(frozen=True)
 class Amend:
-    """A follower laid on the last tile, or the Gingerbread Man moved, after the table had
-    settled with the tile alone (a player thinking it over): turn ``index`` (0-based, in the
-    game's log) is ``turn``, read again with the follower on its likeliest legal spot, or with
-    the figure's move (and the icon tile it implies)."""
+    """Turn ``index`` (0-based, in the game's log) is ``turn``, read again: a follower laid on
+    the last tile, or the Gingerbread Man moved, after the table had settled with the tile alone
+    (a player thinking it over), with the follower on its likeliest legal spot or the figure's
+    move (and the icon tile it implies); or an earlier tile read wrong, found out when the tile
+    it was taken for turns up with no copy left (the tracker then reads the new tile in the game
+    as it stands once this is applied: apply it first)."""
 
     index: int
     turn: Turn

@@ -133,7 +133,7 @@ def replay(
         config=config,
         locate=locate or from_detection,
         colours=colours,
-        learn_from_answers=False,
+        people_answer=False,
         reference=reference,
     )
     result = ReplayResult(game)

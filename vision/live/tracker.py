@@ -9,14 +9,18 @@ anything else is logged and the state is kept, never a crash):
 - SETTLING: hands over the table; nothing is read until ``settle_frames`` still frames -> DECODING.
 - DECODING: diff the settled top-down board against the baseline cell by cell. Nothing new (a hand
   passed) -> WATCHING; one new tile on the frontier -> decode it with the rules -> COMMITTED or
-  ASKING; anything the rules cannot explain -> WARNING.
+  ASKING; anything the rules cannot explain -> WARNING. With nobody to ask (replay), when the
+  tile looks most like one whose every copy is played and a copy read earlier looks nearly as
+  much like a tile the bag still holds, that turn is read again first (an :class:`Amend`) and
+  the tile read in the game as the amend leaves it.
 - COMMITTED / ASKING: the observation is out; when the consumer has applied a turn to the game
   (the game log grew) the tracker learns from it and goes back to WATCHING.
 - WARNING: re-read on every settle; when the table is right again (or shows one new tile) it
   recovers.
 
 The tracker never changes the game: the consumer applies a :class:`Commit` (or the answer to a
-:class:`Question`) and the tracker follows the game log.
+:class:`Question`, or an :class:`Amend`, in the order they come) and the tracker follows the
+game log.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
@@ -111,6 +115,9 @@ class TrackerConfig:
     follower_guard: int = 3  # pixels around a follower left out of tile scoring (dilation)
     unexplained: float = 0.03  # a tile the rules forbid here may fit better by at most this
     spent_margin: float = 0.02  # ... and a tile whose every copy is played, by at most this
+    # such a tile's copy read earlier is read again as another tile when that costs its cell
+    # less than the spent tile gains here, by at least this (see Tracker._repair)
+    repair_margin: float = 0.02
     bag_prior: float = 0.0  # weight of log(copies left) in an option's score (off: hurt)
     # taken from an option that would not move the Gingerbread Man when the figure was seen to
     # move (the icon is a few pixels, the figure a clear blob), and from one that would move it
@@ -177,13 +184,15 @@ class Tracker:
         locate=None,
         colours: dict | None = None,
         clock=time.perf_counter,
-        learn_from_answers: bool = True,
+        people_answer: bool = True,
         reference=None,
     ):
         self.game = game
-        # an answered question is a labelled sample when people answered it (live), not when
-        # replay took the best option on its own
-        self.learn_from_answers = learn_from_answers
+        # people at the table answer the questions and correct wrong readings (live), or
+        # nobody does (replay takes each question's best option): an answered question is a
+        # labelled sample only when people answered it, and an earlier turn is read again on
+        # the tracker's own say (_repair) only when nobody is there to be asked
+        self.people_answer = people_answer
         self.config = config or TrackerConfig()
         self.rectifier = rectifier
         self.located = False  # the geometry was found on the table (not given): refine it
@@ -209,6 +218,8 @@ class Tracker:
         # how sure each placed tile's reading was (best option's lead): the least sure copy of
         # a tile type is the suspect when the table shows one more of it than the bag allows
         self.certainty: dict[tuple[int, int], float] = {}
+        self.repaired: set[tuple[int, int]] = set()  # cells read again by _repair: never twice
+        self.reading_again = False  # reading a tile in the game as an amend leaves it: no repair
         self.rebaseline = False
         self.ask_cells: set[tuple[int, int]] = set()
         self.last_warning: str | None = None
@@ -414,7 +425,7 @@ class Tracker:
             self.certainty[pending.cell] = pending.margin if isinstance(obs, Commit) else 0.0
         sure = (
             isinstance(obs, Commit)
-            or self.learn_from_answers
+            or self.people_answer
             or (isinstance(obs, Question) and event != obs.best)
         )
         if sure and isinstance(event, Turn) and event.cell == pending.cell:
@@ -687,6 +698,13 @@ class Tracker:
             if game.remaining.get(tile.id, 0) <= 0 and counts.get(tile.id, 0) > 0
             for r in tile.rotations_fitting(pattern)
         ]
+        may_repair = not self.people_answer and not self.reading_again
+        if not options and spent and may_repair:
+            s = self.scorer.score(crop, spent, cell=whole)
+            best_spent = int(np.argmax(s))
+            repair = self._repair(board, spent[best_spent][0], float("inf"))
+            if repair is not None:
+                return self._read_again(board, cell, *repair)
         if not options:
             self.unread.add(cell)
             text = f"a tile at ({cell[0]},{cell[1]}), but no tile left in the bag fits there"
@@ -746,6 +764,10 @@ class Tracker:
         # a tile the bag has run out of looks clearly better than anything it still holds: the
         # best legal option is probably not what lies there (ask, naming the turn)
         drifted = spent_best is not None and spent_best[0] > max(scores) + cfg.spent_margin
+        if drifted and may_repair:
+            repair = self._repair(board, spent_best[1], spent_best[0] - max(scores))
+            if repair is not None:
+                return self._read_again(board, cell, *repair)
         # the bag is a prior: of two readings the image cannot tell apart, the tile with more
         # copies left is likelier to have been drawn
         scores = [
@@ -890,6 +912,100 @@ class Tracker:
                 return None
             if moved.gingerbread is not None:
                 return Amend(len(game.log) - 1, moved, self._crop_picture(board, figure.cell))
+        return None
+
+    def _read_again(self, board: Board, cell, amend: Amend, amended: Game) -> Observation:
+        """Out with ``amend`` (see :meth:`_repair`), and the tile at ``cell`` read in the game
+        as it stands once the amend is applied."""
+        game = self.game
+        self.repaired.add(amend.turn.cell)
+        self.certainty[amend.turn.cell] = 0.0
+        self._out.append(amend)
+        self.game, self.reading_again = amended, True
+        try:
+            return self._decode_tile(board, cell)
+        finally:
+            self.game, self.reading_again = game, False
+
+    def _repair(self, board: Board, tile: TileType, gain: float) -> tuple[Amend, Game] | None:
+        """``tile`` explains the new tile's picture ``gain`` better than anything the bag still
+        holds, but every copy of it is on the table: an earlier turn probably took a copy by
+        mistake (with nobody at the table to correct it, as in ``replay``, every later copy of
+        the type the mistake took is then read as something else). Of the copies the camera
+        read, least sure first, the first that another tile left in the bag explains almost as
+        well (its picture now, after all the table has taught since; within ``gain`` less
+        ``repair_margin``) and that the rules allow there (with its follower on the likeliest
+        spot of that tile, if the figure still stands there) is read as that tile: the amend,
+        and the game as it stands once the amend is applied (the copy back in the bag), where
+        the new tile is read again. Only when nobody answers: people at the table are asked,
+        the question naming the suspect copy, since with every turn corrected a tile that
+        looks like a played-out type is more likely the new tile misread.
+        """
+        game = self.game
+        cfg = self.config
+        copies = sorted(
+            (
+                c
+                for c, placed in game.board.tiles.items()
+                if placed.tile.id == tile.id
+                and c in self.certainty
+                and c not in self.repaired
+                and board.contains(c)
+            ),
+            key=lambda c: self.certainty[c],
+        )
+        colours = [p.colour for p in game.players]
+        for cell in copies:
+            index = next(
+                i for i, e in enumerate(game.log) if isinstance(e, Turn) and e.cell == cell
+            )
+            laid = game.log[index]
+            pattern = game.board.required_sides(cell)
+            others = [
+                (game.tileset[tid], r)
+                for tid, n in sorted(game.remaining.items())
+                if n > 0 and tid != tile.id
+                for r in game.tileset[tid].rotations_fitting(pattern)
+            ]
+            if not others:
+                continue
+            whole = board.cell(*cell)
+            crop = self.scorer.prepare(whole)
+            masks = {c: self.scorer.follower_mask(crop, c)[0] for c in colours}
+            figures = np.logical_or.reduce(list(masks.values()))
+            ignore = self._guarded(figures) if figures.any() else None
+            scores = self.scorer.score(crop, [(tile, laid.rotation), *others], ignore, whole)
+            loss = scores[0] - max(scores[1:])
+            if loss > gain - cfg.repair_margin:
+                continue
+            events = list(game.log)
+            # the follower laid with it, if it still stands there: on the likeliest spot of the
+            # tile it is read as (a spot's name means another segment on another tile)
+            colour = colours[game.results[index].player]
+            figure = masks[colour] if laid.meeple else None
+            before = None
+            if figure is not None and figure.any():
+                foot = self.scorer.figure_core(crop, colour, figure)
+                before = Game.start(
+                    game.tileset, game.players, game.options, game.start_turn, events[:index]
+                )
+            for i in np.argsort(scores[1:])[::-1]:
+                other, rotation = others[i]
+                if scores[1 + i] < scores[0] - gain + cfg.repair_margin:
+                    break
+                turn = replace(laid, tile=other.id, rotation=rotation)
+                if before is not None:
+                    spots = self._turns_for(other, rotation, cell, foot, game=before)
+                    turn = replace(turn, meeple=spots[0].meeple)
+                events[index] = turn
+                try:
+                    amended = Game.start(
+                        game.tileset, game.players, game.options, game.start_turn, events
+                    )
+                except IllegalTurn:
+                    continue
+                log.info("tracker: turn %d read again as %s", index + 1, turn.describe())
+                return Amend(index, turn, self._crop_picture(board, cell)), amended
         return None
 
     def _suspect(self, tile_id: str) -> str:

@@ -3,8 +3,10 @@ suspect turn and keeps reading, and the engine still decides what is legal."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from meeplecam.engine import Game, Turn
-from meeplecam.vision.live.observations import Question, Warning
+from meeplecam.vision.live.observations import Amend, Commit, Question, Warning
 from meeplecam.vision.live.rectify import Rectifier
 from meeplecam.vision.live.tracker import State, Tracker
 
@@ -65,3 +67,51 @@ def test_suspect_is_the_least_sure_copy(drawn_game):
     start = game.start_turn
     assert "check the" in tracker._suspect(start.tile)
     assert "earlier turns" in tracker._suspect("no-such-tile")
+
+
+def test_a_turn_read_wrong_is_read_again_when_the_tile_it_took_turns_up(drawn_game, drawn_frames):
+    """Nobody corrected turn 3: its road curve (V) went into the game as WI2, the set's only
+    WI2. When the real WI2 is laid two turns later, the tracker gives the copy back (turn 3 is
+    read again as V, which its picture shows) and reads the new tile as WI2, rather than asking
+    or taking some other tile for it (with nobody at the table, every later turn would pay).
+    With people at the table it asks instead, naming the suspect copy."""
+    g = drawn_game.game
+    truth = list(g.log)
+    assert (truth[2].tile, truth[4].tile) == ("V", "WI2")
+    game = Game.start(g.tileset, g.players, g.options)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
+    wrong = replace(truth[2], tile="WI2", rotation=180)
+    amends = []
+    for frame in drawn_frames:
+        for obs in tracker.feed(frame):
+            if isinstance(obs, Amend):
+                amends.append(obs)
+                game.replace(obs.index, obs.turn)
+            elif isinstance(obs, Commit | Question):
+                read = obs.turn if isinstance(obs, Commit) else obs.best
+                game.apply(wrong if len(game.log) == 2 else read)
+        if len(game.log) == 5:
+            break
+    assert [(a.index, a.turn.tile, a.turn.rotation) for a in amends] == [(2, "V", 270)]
+    laid = [(t.tile, t.cell, t.rotation) for t in game.log]
+    assert laid == [(t.tile, t.cell, t.rotation) for t in truth[:5]]
+
+
+def test_with_people_at_the_table_a_spent_tile_is_asked_about(drawn_game, drawn_frames):
+    g = drawn_game.game
+    truth = list(g.log)
+    game = Game.start(g.tileset, g.players, g.options)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image))
+    wrong = replace(truth[2], tile="WI2", rotation=180)
+    asked = None
+    for frame in drawn_frames:
+        for obs in tracker.feed(frame):
+            assert not isinstance(obs, Amend)
+            if len(game.log) == 4:
+                asked = obs
+                break
+            game.apply(wrong if len(game.log) == 2 else truth[len(game.log)])
+        if asked is not None:
+            break
+    assert isinstance(asked, Question)
+    assert "every WI2 has been played; check the WI2 at (0,2) (turn 3)" in asked.text
