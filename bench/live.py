@@ -230,7 +230,10 @@ def bench_latency(
         "warnings": totals["warnings"],
         "games": per_game,
     }
-    out["late_followers_read"] = totals["amends"]  # none is due on the renderer's games
+    # earlier turns read again: a follower laid or the Gingerbread Man moved after the table
+    # settled (none on the renderer's plain games), or, with nobody answering, a copy of a
+    # played-out type that a later tile showed was read wrong (Tracker._repair)
+    out["turns_read_again"] = totals["amends"]
     if answers == "players":
         out["turns_missed"] = totals["missed"]
         # how much better than every legal option a tile the rules forbid at the cell fitted,
