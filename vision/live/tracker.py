@@ -699,19 +699,17 @@ class Tracker:
             for r in tile.rotations_fitting(pattern)
         ]
         may_repair = not self.people_answer and not self.reading_again
-        if not options and spent and may_repair:
-            s = self.scorer.score(crop, spent, cell=whole)
-            best_spent = int(np.argmax(s))
-            repair = self._repair(board, spent[best_spent][0], float("inf"))
-            if repair is not None:
-                return self._read_again(board, cell, *repair)
         if not options:
-            self.unread.add(cell)
             text = f"a tile at ({cell[0]},{cell[1]}), but no tile left in the bag fits there"
             if spent:
                 s = self.scorer.score(crop, spent, cell=whole)
                 tile, r = spent[int(np.argmax(s))]
+                # nothing in the bag fits: the least sure copy a bag tile may replace, at any cost
+                repair = self._repair(board, tile, float("inf")) if may_repair else None
+                if repair is not None:
+                    return self._read_again(board, cell, *repair)
                 text += f"; it looks like {tile.id} turned {r}: {self._suspect(tile.id)}"
+            self.unread.add(cell)
             return Warning(text, picture)
         follower, ignore = self.follower_on(crop)
         colour = game.players[game.current].colour
