@@ -941,22 +941,14 @@ class Tracker:
         """
         game = self.game
         cfg = self.config
-        copies = sorted(
-            (
-                c
-                for c, placed in game.board.tiles.items()
-                if placed.tile.id == tile.id
-                and c in self.certainty
-                and c not in self.repaired
-                and board.contains(c)
-            ),
-            key=lambda c: self.certainty[c],
-        )
+        copies = [
+            c
+            for c in self._least_sure_first(tile.id)
+            if c in self.certainty and c not in self.repaired and board.contains(c)
+        ]
         colours = [p.colour for p in game.players]
         for cell in copies:
-            index = next(
-                i for i, e in enumerate(game.log) if isinstance(e, Turn) and e.cell == cell
-            )
+            index = self._turn_index(cell)
             laid = game.log[index]
             pattern = game.board.required_sides(cell)
             others = [
@@ -1010,17 +1002,25 @@ class Tracker:
         """Which earlier turn probably used up the last copy of ``tile_id``: the copy on the
         table whose reading was least sure (a tile entered by hand or the start tile counts as
         sure)."""
-        game = self.game
-        cells = [c for c, p in game.board.tiles.items() if p.tile.id == tile_id]
+        cells = self._least_sure_first(tile_id)
         if not cells:
             return "check the earlier turns"
-        cell = min(cells, key=lambda c: self.certainty.get(c, float("inf")))
-        number = next(
-            (i + 1 for i, e in enumerate(game.log) if isinstance(e, Turn) and e.cell == cell),
-            None,
-        )
-        when = f" (turn {number})" if number else ""
+        cell = cells[0]
+        index = self._turn_index(cell)
+        when = f" (turn {index + 1})" if index is not None else ""
         return f"check the {tile_id} at ({cell[0]},{cell[1]}){when}: it may be another tile"
+
+    def _least_sure_first(self, tile_id: str) -> list[tuple[int, int]]:
+        """The cells of ``tile_id``'s copies on the table, the least surely read first (a tile
+        entered by hand or the start tile counts as sure)."""
+        cells = [c for c, p in self.game.board.tiles.items() if p.tile.id == tile_id]
+        return sorted(cells, key=lambda c: self.certainty.get(c, float("inf")))
+
+    def _turn_index(self, cell: tuple[int, int]) -> int | None:
+        """The index in the game's log of the turn that laid the tile at ``cell`` (None for
+        the start tile)."""
+        turns = (i for i, e in enumerate(self.game.log) if isinstance(e, Turn) and e.cell == cell)
+        return next(turns, None)
 
     def _visible_difference(self, options, order, ignore) -> int:
         """Pixels where the two best readings differ that the camera can see: when their
