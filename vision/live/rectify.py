@@ -459,12 +459,16 @@ def _image_normals(rect: Rectifier, pts: np.ndarray, nrm: np.ndarray, eps: float
 def border_score(rectifier: Rectifier, frame: np.ndarray, cells) -> float:
     """How well the grid's lines fall on the laid tiles' borders and gaps: the mean colour
     gradient across the predicted side lines, at the lines themselves (higher is better)."""
-    from meeplecam.vision.table import edge_image, edge_offsets
+    from meeplecam.vision.table import edge_image
 
-    cells = list(cells)
+    return _border_score(rectifier, edge_image(frame), list(cells))
+
+
+def _border_score(rectifier: Rectifier, img: np.ndarray, cells: list) -> float:
+    from meeplecam.vision.table import edge_offsets
+
     if not cells:
         return 0.0
-    img = edge_image(frame)
     pts, nrm = _border_samples(cells)
     base, normals = _image_normals(rectifier, pts, nrm)
     _, strength = edge_offsets(img, base, normals, 0.5)
@@ -476,14 +480,29 @@ def border_score(rectifier: Rectifier, frame: np.ndarray, cells) -> float:
 SHEAR_PRIOR = 1000.0
 
 
-def refine(
+@dataclass(frozen=True)
+class Refit:
+    """A grid re-fitted to the laid tiles' borders: the rectifier (the input itself when the fit
+    did not improve) and ``gain``, how much better its lines fall on the borders (the ratio of
+    the :func:`border_score` after to before; 1.0 when unchanged)."""
+
+    rectifier: Rectifier
+    gain: float = 1.0
+
+
+def refine(rectifier: Rectifier, frame: np.ndarray, cells, **options) -> Rectifier:
+    """The grid re-fitted to the laid tiles' borders (:func:`refit`), or ``rectifier`` itself."""
+    return refit(rectifier, frame, cells, **options).rectifier
+
+
+def refit(
     rectifier: Rectifier,
     frame: np.ndarray,
     cells,
     rounds: int = 4,
     band: float = 0.12,
     min_cells: int = 5,
-) -> Rectifier:
+) -> Refit:
     """The grid re-fitted to the borders and gaps of the laid tiles in ``cells`` (grid cells that
     hold a tile in ``frame``): each side of each tile is looked for within ``band`` cells of where
     the grid puts it, and a small homography correction on the grid side (8 parameters, damped
@@ -497,15 +516,14 @@ def refine(
     not improve :func:`border_score` (so it is never worse than the input), else a rectifier of
     the same kind (a lens-mapped one keeps its lens: the correction goes in front of it).
 
-    The tracker calls it after each commit with the cells on the board, e.g.
-    ``self.rectifier = refine(self.rectifier, frame, self.game.board.tiles)``, and re-cuts its
-    baseline if the rectifier changed (``result is not self.rectifier``).
+    The tracker calls it after each commit with the cells on the board and re-cuts its baseline
+    if the rectifier changed (``fit.rectifier is not self.rectifier``).
     """
     from meeplecam.vision.table import edge_image, edge_offsets
 
     cells = sorted({(int(c[0]), int(c[1])) for c in cells})
     if len(cells) < min_cells or frame is None:
-        return rectifier
+        return Refit(rectifier)
     img = edge_image(frame)
     pts, nrm = _border_samples(cells)
     # normalised grid coordinates around the laid cells: the 8 parameters are of like size
@@ -569,10 +587,10 @@ def refine(
             r0, theta = r_new, theta + step
         current = _corrected(rectifier, correction(theta))
     if current is rectifier:
-        return rectifier
-    before = border_score(rectifier, frame, cells)
-    after = border_score(current, frame, cells)
-    return current if after > before else rectifier
+        return Refit(rectifier)
+    before = _border_score(rectifier, img, cells)
+    after = _border_score(current, img, cells)
+    return Refit(current, after / max(before, 1e-9)) if after > before else Refit(rectifier)
 
 
 __all__ = [
@@ -581,6 +599,7 @@ __all__ = [
     "MappedRectifier",
     "ProfileRectifier",
     "Rectifier",
+    "Refit",
     "Window",
     "border_score",
     "fit_grid_to_mm",
@@ -588,5 +607,6 @@ __all__ = [
     "from_truth",
     "profile_locator",
     "refine",
+    "refit",
     "start_tile_homography",
 ]

@@ -34,7 +34,9 @@ def test_refine_pulls_a_perturbed_grid_back_to_the_truth(drawn_game, drawn_frame
     after = _error(fixed, truth, cells)
     assert before.mean() > 2.0
     assert after.mean() < 0.35 * before.mean() and after.mean() < 1.0, (before.mean(), after)
-    assert rectify.border_score(fixed, frame, cells) > rectify.border_score(bad, frame, cells)
+    gain = rectify.border_score(fixed, frame, cells) / rectify.border_score(bad, frame, cells)
+    assert gain > 1.0
+    assert rectify.refit(bad, frame, cells).gain == pytest.approx(gain)
     # the truth itself stays where it is
     kept = rectify.refine(truth, frame, cells)
     assert _error(kept, truth, cells).max() < 1.5  # the drawn art is cut to whole pixels
@@ -43,8 +45,8 @@ def test_refine_pulls_a_perturbed_grid_back_to_the_truth(drawn_game, drawn_frame
 def test_refine_never_returns_a_worse_grid(drawn_game, drawn_frames):
     frame, cells = _last_frame(drawn_game, drawn_frames)
     truth = Rectifier(drawn_game.grid_to_image, frame_size=frame.shape[1::-1])
-    out = rectify.refine(truth, np.zeros_like(frame), cells)  # nothing to fit to
-    assert out is truth
+    out = rectify.refit(truth, np.zeros_like(frame), cells)  # nothing to fit to
+    assert out.rectifier is truth and out.gain == 1.0
     assert rectify.refine(truth, frame, []) is truth
 
 

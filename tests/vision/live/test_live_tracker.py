@@ -10,7 +10,7 @@ from cameras import camera_view
 
 from meeplecam.engine import Discard, Game, Player, Turn, find_tileset
 from meeplecam.vision.live.observations import Commit, Question, Warning
-from meeplecam.vision.live.rectify import Rectifier
+from meeplecam.vision.live.rectify import Rectifier, Refit
 from meeplecam.vision.live.replay import compare, replay
 from meeplecam.vision.live.tracker import TRANSITIONS, State, Tracker, TrackerConfig
 
@@ -250,15 +250,46 @@ def test_a_grid_refit_onto_the_tiles_art_is_not_kept(drawn_game, drawn_frames, m
     shrunk = _scaled(truth, 0.93, centre)  # the outer tiles' sides pulled in by 2-4 px
     board = tracker._board()
 
-    monkeypatch.setattr(rectify, "refine", lambda rect, frame, cells: shrunk)
+    monkeypatch.setattr(rectify, "refit", lambda rect, frame, cells: Refit(shrunk, 1.1))
     tracker._refine_grid(tracker._frame, board)
     assert tracker.rectifier is truth
 
     # a refit from the shrunk grid back onto the tiles is kept
     tracker.rectifier = shrunk
-    monkeypatch.setattr(rectify, "refine", lambda rect, frame, cells: truth)
+    monkeypatch.setattr(rectify, "refit", lambda rect, frame, cells: Refit(truth, 1.1))
     tracker._refine_grid(tracker._frame, tracker._board())
     assert tracker.rectifier is truth
+
+
+def test_a_refit_that_fits_the_borders_far_better_is_kept_though_the_tiles_favour_the_old_grid(
+    drawn_game, drawn_frames, monkeypatch
+):
+    """A start tile's grid a few pixels off (a small, far, tilted table): every tile is read,
+    and learned, as that grid cut it, so the laid tiles look most like themselves with it. A
+    refit onto the tiles' borders that fits them far better is kept all the same; judged by
+    the tiles alone it was kept out, and a game was lost to the off grid."""
+    from meeplecam.vision.live import rectify
+
+    truth = Rectifier(drawn_game.grid_to_image, frame_size=drawn_frames[0].shape[1::-1])
+    centre = np.asarray(list(drawn_game.game.board.tiles), float).mean(axis=0) + 0.5
+    off = _scaled(truth, 1.06, centre)  # the outer tiles cut 2-4 px out
+    trackers = {}
+    for waiver in (TrackerConfig().refit_clear_gain, float("inf")):
+        game = _fresh(drawn_game)
+        tracker = Tracker(game, off, config=TrackerConfig(refit_clear_gain=waiver))
+        for frame in drawn_frames:
+            for obs in tracker.feed(frame):
+                game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
+        cells = list(game.board.tiles)
+        gain = rectify.border_score(truth, tracker._frame, cells) / rectify.border_score(
+            off, tracker._frame, cells
+        )
+        monkeypatch.setattr(rectify, "refit", lambda rect, frame, cells, g=gain: Refit(truth, g))
+        tracker._refine_grid(tracker._frame, tracker._board())
+        trackers[waiver] = tracker
+    assert gain > TrackerConfig().refit_clear_gain
+    assert trackers[TrackerConfig().refit_clear_gain].rectifier is truth
+    assert trackers[float("inf")].rectifier is off  # the tiles alone favour the old grid
 
 
 def test_a_turn_entered_outside_the_view_it_was_read_in_is_refitted_on_the_whole_view(
@@ -277,7 +308,8 @@ def test_a_turn_entered_outside_the_view_it_was_read_in_is_refitted_on_the_whole
             game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
     start_only = truth.board(tracker._frame, (0, 0, 0, 0))  # the view before the board grew
     centre = np.asarray(list(game.board.tiles), float).mean(axis=0) + 0.5
-    monkeypatch.setattr(rectify, "refine", lambda rect, frame, cells: _scaled(truth, 0.93, centre))
+    shrunk = Refit(_scaled(truth, 0.93, centre), 1.1)
+    monkeypatch.setattr(rectify, "refit", lambda rect, frame, cells: shrunk)
     board = tracker._refine_grid(tracker._frame, start_only)
     assert tracker.rectifier is truth
     assert board.window == tracker.window()
