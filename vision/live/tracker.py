@@ -100,8 +100,9 @@ class TrackerConfig:
     warning_patience: int = 3  # settled readings a warning waits for the table to be put right
     refine_grid: bool = True  # re-fit a grid found on the table to the tiles after each turn
     refit_check_cells: int = 12  # laid tiles that must fit their types as well after a refit
-    # ... unless it fits the borders this much better: chosen on the 50 evaluation games (a
-    # refit onto the art's walls gained 8-21 %, one from a grid 8 px off 30-50 %)
+    # ... unless it fits the borders this much better: chosen on the 50 evaluation games
+    # (refits that led a grid away from the truth gained 8-21 %, ones that brought a grid 5-8 px
+    # off back 30-50 %; 1.4 read as well)
     refit_clear_gain: float = 1.25
     drift_threshold: int = 10  # grey levels a thumbnail pixel must drift by ...
     drift_fraction: float = 0.00015  # ... on this part of the thumbnail to read again
