@@ -221,9 +221,13 @@ class Game:
             trial.apply(e)
         self.__dict__.update(trial.__dict__)
 
+    def replayed(self, events: Iterable[Event]) -> Game:
+        """A new game from this one's start (tile set, players, options, start tile) with
+        ``events`` applied in order instead of its log; raises IllegalTurn if one is illegal."""
+        return Game.start(self.tileset, self.players, self.options, self.start_turn, events)
+
     def _restore(self, events: list[Event]) -> None:
-        fresh = Game.start(self.tileset, self.players, self.options, self.start_turn, events)
-        self.__dict__.update(fresh.__dict__)
+        self.__dict__.update(self.replayed(events).__dict__)
 
     # --- rules ------------------------------------------------------------------------------
     def _lay_start_tile(self) -> None:

@@ -131,7 +131,7 @@ def last_tile_follower_spots(game: Game) -> list[FollowerSpot]:
     """Where the player who laid the last tile may still put a follower on it (a correction)."""
     if not game.log or not isinstance(game.log[-1], Turn):
         return []
-    before = Game.start(game.tileset, game.players, game.options, game.start_turn, game.log[:-1])
+    before = game.replayed(game.log[:-1])
     if before.supply[before.current] <= 0:
         return []
     return follower_spots(before, game.log[-1])

@@ -114,6 +114,18 @@ def test_undo_then_redo_is_the_identity(spec, data):
 
 
 @settings(max_examples=15, deadline=None)
+@given(games, st.data())
+def test_a_game_replayed_from_its_log_is_the_same_game(spec, data):
+    game = play(spec)
+    assert score_report(game.replayed(game.log)) == score_report(game)
+    cut = data.draw(st.integers(0, len(game.log)))
+    before = game.replayed(game.log[:cut])  # the game as it stood before turn cut + 1
+    for event in game.log[cut:]:
+        before.apply(event)
+    assert score_report(before) == score_report(game)
+
+
+@settings(max_examples=15, deadline=None)
 @given(spec=games)
 def test_save_then_load_round_trips(tmp_path_factory, spec):
     game = play(spec)

@@ -858,9 +858,7 @@ class Tracker:
         last = game.log[-1] if game.log else None
         if not isinstance(last, Turn) or last.meeple is not None or last.cell not in changes.small:
             return None
-        before = Game.start(
-            game.tileset, game.players, game.options, game.start_turn, game.log[:-1]
-        )
+        before = game.replayed(game.log[:-1])
         if before.supply[before.current] <= 0:
             return None
         whole = board.cell(*last.cell)
@@ -900,9 +898,7 @@ class Tracker:
         figure = self._gingerbread_seen(board, None, None)
         if figure is None:
             return None
-        before = Game.start(
-            game.tileset, game.players, game.options, game.start_turn, game.log[:-1]
-        )
+        before = game.replayed(game.log[:-1])
         lies = laid_layout(game.tileset[last.tile], last.rotation)
         readings = [(last.tile, last.rotation)] + [
             (tile.id, r)
@@ -986,9 +982,7 @@ class Tracker:
             before = None
             if figure is not None and figure.any():
                 foot = self.scorer.figure_core(crop, colour, figure)
-                before = Game.start(
-                    game.tileset, game.players, game.options, game.start_turn, events[:index]
-                )
+                before = game.replayed(events[:index])
             for i in np.argsort(scores[1:])[::-1]:
                 other, rotation = others[i]
                 if scores[1 + i] < scores[0] - gain + cfg.repair_margin:
@@ -999,9 +993,7 @@ class Tracker:
                     turn = replace(turn, meeple=spots[0].meeple)
                 events[index] = turn
                 try:
-                    amended = Game.start(
-                        game.tileset, game.players, game.options, game.start_turn, events
-                    )
+                    amended = game.replayed(events)
                 except IllegalTurn:
                     continue
                 log.info("tracker: turn %d read again as %s", index + 1, turn.describe())
@@ -1104,7 +1096,7 @@ class Tracker:
         else the first unfinished city the rules allow (the players correct it on the page)."""
         if not engine_hints.gingerbread_moves(game, turn):
             return turn
-        trial = Game.start(game.tileset, game.players, game.options, game.start_turn, game.log)
+        trial = game.replayed(game.log)
         try:
             trial.apply(turn)  # no city left for it to go to: it stays
             return turn
