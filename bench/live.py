@@ -12,6 +12,9 @@
   ``--geometry find`` has the tracker find the table and start tile itself (no profile) instead
   of taking the renderer's geometry; ``--dump DIR`` (with ``--answers players``) writes every
   reading the players answered or corrected, with the cell's picture and each scorer term.
+  What real tables do to a game, on rendered games: ``--bump DX,DY,DEG`` knocks the camera
+  halfway through, ``--relight B,G,R`` changes the light there, ``--thinking N`` has every
+  player hold the drawn tile still over the board for N more frames.
 - ``memory``: RSS sampled while the synthetic demo table (generated, never pre-recorded; games
   follow one another) runs through one long-lived live feed for ``--minutes``; reported as the
   slope after warm-up (MB per 10 minutes; flat = < 1). ``--drawn``: drawn games instead, a new
@@ -124,8 +127,61 @@ def _replay_games(games_dir: str | None, count: int, find_table: bool = False):
     for seed in range(count):
         dg = DrawnGame(seed=100 + seed)
         game = Game.start(dg.tileset, dg.game.players, dg.game.options)
-        frames = (f for f, _ in dg.frames())
+        frames = [f for f, _ in dg.frames()]
         yield f"drawn-{100 + seed}", frames, game, Rectifier(dg.grid_to_image), dg.expected(), None
+
+
+def _knocked(frames, at: int, bump: tuple[float, float, float]):
+    """``frames`` with the camera knocked at frame ``at``: from there on every frame is turned
+    by ``bump[2]`` degrees about its centre and shifted by ``bump[:2]`` pixels (a camera turned
+    on its mount moves its picture by a homography; this is its in-plane part)."""
+    import cv2
+
+    dx, dy, degrees = bump
+    for index, frame in enumerate(frames):
+        if index >= at:
+            h, w = frame.shape[:2]
+            matrix = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+            matrix[:, 2] += (dx, dy)
+            frame = cv2.warpAffine(frame, matrix, (w, h), borderMode=cv2.BORDER_REPLICATE)
+        yield frame
+
+
+def _phases(frames) -> list[str | None]:
+    """The renderer's phase of each frame of a game folder (holding, laying, settled, ...)."""
+    truth = Path(getattr(frames, "folder", "")).parent / "truth"
+    phases = []
+    for path in getattr(frames, "paths", []):
+        view = truth / f"{path.stem}.json"
+        phases.append(json.loads(view.read_text()).get("phase") if view.is_file() else None)
+    return phases
+
+
+def _thinking(frames, phases: list, repeats: int):
+    """``frames`` with every player thinking before laying: each frame of a hand holding the
+    drawn tile over the board (``phases``) is shown ``repeats`` more times, so the table
+    settles with the hand still in view."""
+    for frame, phase in zip(frames, phases, strict=True):
+        yield frame
+        if phase == "holding":
+            for _ in range(repeats):
+                yield frame
+
+
+def _knock_at(phases: list, count: int) -> int:
+    """Where a game's camera is knocked: the first frame from the middle on with a hand over
+    the table (a knock comes with a reach; the renderer's few settled frames a turn would
+    otherwise leave the tracker no still view of the tile laid just before it)."""
+    middle = count // 2
+    return next((i for i in range(middle, len(phases)) if phases[i] == "holding"), middle)
+
+
+def _relit(frames, at: int, gains: tuple[float, float, float]):
+    """``frames`` with the light changed at frame ``at`` (a lamp switched, the curtains
+    drawn): from there on every frame's blue, green and red are scaled by ``gains``."""
+    scale = np.array(gains, np.float32)
+    for index, frame in enumerate(frames):
+        yield np.clip(frame * scale, 0, 255).astype(np.uint8) if index >= at else frame
 
 
 def _split(expected: dict, result) -> tuple[int, int]:
@@ -165,6 +221,9 @@ def bench_latency(
     model: str | None = None,
     geometry: str = "truth",
     dump: str | None = None,
+    bump: tuple[float, float, float] | None = None,
+    thinking: int = 0,
+    relight: tuple[float, float, float] | None = None,
 ) -> dict:
     """``answers``: ``best`` takes every question's best option and leaves wrong readings
     uncorrected (``meeplecam replay``); ``players`` plays the people at the table, who answer
@@ -172,7 +231,10 @@ def bench_latency(
     still amend it: a Gingerbread Man moved after the table settled) and enter a missed turn
     by hand, so each turn is read against a true board (the live app). ``geometry``: ``truth``
     gives the tracker the renderer's table geometry (a stand-in for calibration), ``find`` has
-    it find the table and the start tile on the first settled frame (no profile at all)."""
+    it find the table and the start tile on the first settled frame (no profile at all).
+    ``bump`` (dx, dy, degrees) knocks the camera halfway through each game (``_knocked``);
+    ``thinking`` holds each drawn tile still over the board for that many more frames;
+    ``relight`` (blue, green, red gains) changes the light where ``bump`` would knock."""
     from meeplecam.vision.live.replay import compare, compare_by_cell, replay
 
     latencies = []
@@ -186,6 +248,15 @@ def bench_latency(
         (Path(dump) / "mistakes.jsonl").write_text("")
     for name, frames, game, rectifier, expected, palette in games:
         reference = _reference(model, game, palette)
+        phases = _phases(frames) if bump or thinking or relight else []
+        if bump:
+            frames = _knocked(frames, _knock_at(phases, len(frames)), bump)
+        if relight:
+            frames = _relit(frames, _knock_at(phases, len(frames)), relight)
+        if thinking:
+            if not phases:
+                raise SystemExit("--thinking needs rendered games (--games DIR)")
+            frames = _thinking(frames, phases, thinking)
         if answers == "players":
             tally, lat = _play_with_players(
                 frames, game, rectifier, expected, reference, Path(dump) if dump else None, name
@@ -218,6 +289,9 @@ def bench_latency(
         "answers": answers,
         "model": model or "learned during play",
         "geometry": geometry,
+        **({"bump": list(bump)} if bump else {}),
+        **({"thinking_frames": thinking} if thinking else {}),
+        **({"relight": list(relight)} if relight else {}),
         "settled_to_observation": _stats(latencies),
         "turns_right": totals["right"],
         "turns": totals["turns"],
@@ -553,6 +627,21 @@ def _memory_report(minutes, frames, games, samples, what) -> dict:
     }
 
 
+def _numbers(names: str, example: str):
+    """An argparse type: as many comma-separated numbers as ``names`` has."""
+
+    def parse(text: str) -> tuple[float, ...]:
+        try:
+            values = tuple(float(v) for v in text.split(","))
+        except ValueError:
+            values = ()
+        if len(values) != len(names.split(",")):
+            raise argparse.ArgumentTypeError(f"{text!r}: give {names}, e.g. {example}")
+        return values
+
+    return parse
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -591,6 +680,28 @@ def main(argv=None) -> int:
         "corrected there (the cell's picture, and each scorer term of the best options in "
         "mistakes.jsonl)",
     )
+    parser.add_argument(
+        "--bump",
+        metavar="DX,DY,DEG",
+        type=_numbers("DX,DY,DEG", "12,-8,0.8"),
+        help="latency run: knock the camera halfway through each game (the picture turns DEG "
+        "degrees about its centre and shifts DX, DY pixels), e.g. 12,-8,0.8",
+    )
+    parser.add_argument(
+        "--thinking",
+        metavar="N",
+        type=int,
+        default=0,
+        help="latency run: every player holds the drawn tile still over the board for N more "
+        "frames before laying it (the table settles with the hand in view)",
+    )
+    parser.add_argument(
+        "--relight",
+        metavar="B,G,R",
+        type=_numbers("B,G,R", "0.8,0.85,0.9"),
+        help="latency run: change the light halfway through each game (every frame's blue, "
+        "green and red scaled by these), e.g. 0.8,0.85,0.9",
+    )
     parser.add_argument("--minutes", type=float, default=3.0, help="length of the memory run")
     parser.add_argument(
         "--drawn", action="store_true", help="memory run on drawn games (no synthetic renderer)"
@@ -611,7 +722,15 @@ def main(argv=None) -> int:
         results["watch"] = bench_watch(args.frames)
     if "latency" in args.what:
         results["latency"] = bench_latency(
-            args.games, args.count, args.answers, args.model, args.geometry, args.dump
+            args.games,
+            args.count,
+            args.answers,
+            args.model,
+            args.geometry,
+            args.dump,
+            args.bump,
+            args.thinking,
+            args.relight,
         )
     if "memory" in args.what:
         results["memory"] = bench_memory(args.minutes, args.drawn, args.realtime)

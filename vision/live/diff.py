@@ -87,4 +87,33 @@ def cell_changes(
     ]
 
 
-__all__ = ["CellChange", "Look", "board_looks", "cell_changes"]
+def light_change(pairs: list[tuple[Look, Look]], trim: float = 0.5) -> np.ndarray | None:
+    """How the light changed between the ``before`` and ``now`` looks of many cells (a lamp
+    switched on, the camera's exposure): an affine map of Lab colours (4 x 4, homogeneous)
+    fitted to each cell's quartiles, then again to the ``trim`` of cells it fits best (a new
+    tile, a hand: changed for another reason than the light). None with too few cells."""
+    if len(pairs) < 8:
+        return None
+    q = (25, 50, 75)
+    before = np.stack([np.percentile(b.lab.reshape(-1, 3), q, axis=0) for b, _ in pairs])
+    now = np.stack([np.percentile(n.lab.reshape(-1, 3), q, axis=0) for _, n in pairs])
+    x = np.c_[before.reshape(-1, 3), np.ones(before.size // 3)]
+    y = now.reshape(-1, 3)
+    keep = np.ones(len(x), bool)
+    for _ in range(2):
+        fit, *_ = np.linalg.lstsq(x[keep], y[keep], rcond=None)
+        error = np.abs(x @ fit - y).sum(axis=1).reshape(len(pairs), len(q)).max(axis=1)
+        keep = np.repeat(error <= np.quantile(error, trim), len(q))
+    return np.vstack([fit.T, [0, 0, 0, 1.0]])
+
+
+def relit(bgr: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """A BGR picture with its Lab colours mapped by ``light`` (4 x 4, as from
+    :func:`light_change`)."""
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+    lab = lab @ light[:3, :3].T.astype(np.float32) + light[:3, 3].astype(np.float32)
+    lab = np.clip(lab, 0, 255).astype(np.uint8).reshape(bgr.shape)
+    return cv2.cvtColor(lab, cv2.COLOR_Lab2BGR)
+
+
+__all__ = ["CellChange", "Look", "board_looks", "cell_changes", "light_change", "relit"]

@@ -7,9 +7,13 @@ anything else is logged and the state is kept, never a crash):
   start tile (known) as the first labelled sample, keep the table as the baseline -> WATCHING.
 - WATCHING: the table is still and matches the baseline; motion -> SETTLING.
 - SETTLING: hands over the table; nothing is read until ``settle_frames`` still frames -> DECODING.
-- DECODING: diff the settled top-down board against the baseline cell by cell. Nothing new (a hand
-  passed) -> WATCHING; one new tile on the frontier -> decode it with the rules -> COMMITTED or
-  ASKING; anything the rules cannot explain -> WARNING. With nobody to ask (replay), when the
+- DECODING: diff the settled top-down board against the baseline cell by cell. Laid tiles that
+  all moved (a knocked camera) -> the grid follows the view and the diff is taken again. Nothing
+  new (a hand passed), or an arm still across the window's outer ring (a player holding the
+  drawn tile while thinking) -> WATCHING; one new tile on the frontier -> decode it with the
+  rules -> COMMITTED or ASKING; several laid together (a turn that never settled) -> the first
+  of them the same way, the others read from the same view as soon as it is applied; anything
+  the rules cannot explain -> WARNING. With nobody to ask (replay), when the
   tile looks most like one whose every copy is played and a copy read earlier looks nearly as
   much like a tile the bag still holds, that turn is read again first (an :class:`Amend`) and
   the tile read in the game as the amend leaves it.
@@ -37,7 +41,7 @@ from meeplecam.engine import Game, IllegalTurn, Kind, Spot, TileType, Turn
 from meeplecam.engine import hints as engine_hints
 
 from .appearance import GINGERBREAD, ScorerConfig, TerrainScorer, anchor_points, kind_map
-from .diff import Look, board_looks, cell_changes, changed_pixels
+from .diff import Look, board_looks, cell_changes, changed_pixels, light_change, relit
 from .motion import Motion, MotionConfig, MotionGate
 from .observations import Amend, Commit, Observation, Question, Warning
 from .rectify import Board, Rectifier, Window
@@ -90,7 +94,9 @@ class TrackerConfig:
     motion: MotionConfig = field(default_factory=MotionConfig)
     scorer: ScorerConfig = field(default_factory=ScorerConfig)
     cell_px: int = 48  # top-down pixels per cell
-    window_pad: int = 2  # cells around the board that are watched
+    # cells around the board that are watched: a tile lies at most one off the board, so the
+    # outermost ring (three off) shows whether an arm reaches in (Tracker._reaching_in)
+    window_pad: int = 3
     margin: float = 0.02  # best option must beat the runner-up by this (log-likelihood/pixel)
     diff_threshold: int = 20  # per-pixel change (|dL|/2 + |da| + |db| in Lab, blurred) that counts
     diff_inset: float = 0.12
@@ -98,6 +104,12 @@ class TrackerConfig:
     small_change: float = 0.03  # part of a cell that changes when a follower comes or goes
     vanish_change: float = 0.7  # most of a cell a returning (standing) follower may change
     warning_patience: int = 3  # settled readings a warning waits for the table to be put right
+    # an arm reaching in over the window's outer ring (Tracker._reaching_in): the part of a ring
+    # cell it changes, the most of the ring it may cross (more is the light), and how many
+    # settled readings in a row wait for it to leave
+    reach_change: float = 0.1
+    reach_share: float = 0.67
+    reach_patience: int = 8
     refine_grid: bool = True  # re-fit a grid found on the table to the tiles after each turn
     refit_check_cells: int = 12  # laid tiles that must fit their types as well after a refit
     # ... unless it fits the borders this much better: chosen on the 50 evaluation games
@@ -210,6 +222,12 @@ class Tracker:
         self.state = State.WAITING_FOR_START
         self.status = "waiting for the start tile"
         self.baseline: dict[tuple[int, int], Look] = {}  # each cell as last settled
+        # the view the baseline was last taken from: where the grid is known right, for
+        # following a camera that moved (_follow_camera)
+        self.anchor: Board | None = None
+        # Lab map from the camera's light now to the light the table was learned under, once
+        # the light changed (_follow_light)
+        self.light: np.ndarray | None = None
         self.expected_vanish: set[tuple[int, int]] = set()
         self.known_log = len(game.log)
         self.pending: Pending | None = None
@@ -225,10 +243,13 @@ class Tracker:
         self.repaired: set[tuple[int, int]] = set()  # cells read again by _repair: never twice
         self.reading_again = False  # reading a tile in the game as an amend leaves it: no repair
         self.rebaseline = False
+        # tiles laid together with the one read last: kept out of the baseline until read
+        self.queued: set[tuple[int, int]] = set()
         self.ask_cells: set[tuple[int, int]] = set()
         self.last_warning: str | None = None
         self.last_changes: Changes | None = None
         self.warning_reads = 0
+        self.reaching_reads = 0  # settled readings in a row with an arm reaching in
         self.read_thumb: np.ndarray | None = None  # motion thumbnail of the last reading
         self.settled_at: float | None = None
         self.latencies: list[float] = []  # settled -> observation, seconds
@@ -325,6 +346,21 @@ class Tracker:
             self.rebaseline = False
             return S.WATCHING
         changes = self._changes(board)
+        if changes.altered:
+            board, changes = self._follow_camera(board, changes)
+        if changes.altered or changes.illegal or self._ring_changed(board, changes) != "none":
+            board, changes = self._follow_light(board, changes)
+        if self._reaching_in(board, changes):
+            self.status = "hands over the table"
+            return S.WATCHING  # still, but not clear: read when it next settles
+        if len(changes.new_tiles) + len(changes.illegal) > 1 and not changes.altered:
+            # a turn that never settled before the next tile was laid (quick players, a hand
+            # that stayed over the board): read the tiles one at a time, the one laid first now
+            together = self._laid_together(board, changes)
+            if together:
+                log.info("tiles laid together at %s: read one after the other", together)
+                self.queued = set(together[1:])
+                changes.new_tiles, changes.illegal = together[:1], []
         self.last_changes = changes
         for cell in changes.small:
             if cell in self.expected_vanish:
@@ -332,10 +368,11 @@ class Tracker:
                 self.baseline[cell] = self._look(board, cell)
         problem = self._unexplained(changes)
         if problem:
+            if self.last_warning is None:  # patience counts from the first problem on, so a
+                self.warning_reads = 0  # problem that changes as play goes on still runs out
             if problem != self.last_warning:
                 self._out.append(Warning(problem, self._annotate(board, changes)))
                 self.last_warning = problem
-                self.warning_reads = 0
             self.warning_reads += 1
             if self.warning_reads > self.config.warning_patience:
                 # nobody put the table right: take it as it is and watch on (the players can
@@ -376,6 +413,7 @@ class Tracker:
                 self.status = "watching"
                 return S.WATCHING
             self.last_warning = observation.text
+            self.warning_reads = 0
             return S.WARNING
         return S.COMMITTED if isinstance(observation, Commit) else S.ASKING
 
@@ -395,16 +433,20 @@ class Tracker:
         if n == self.known_log or self.state is S.WAITING_FOR_START:
             return
         placed = set(self.game.board.tiles)
+        together_view = None  # the view a tile laid together with the accepted one is in
         if n > self.known_log and self.pending is not None:
             try:
                 self._accept(self.pending)
             except Exception:  # learning from a turn must never stop the live game
                 log.exception("tracker: learning from the accepted turn failed")
                 self._set_baseline(self.pending.board)  # the view it was read in
+            if self.queued:
+                together_view = self.pending.frame
         else:  # an undo, a correction or a turn entered by hand: read the table again
             gone = self.placed_cells - placed
             self.recheck |= gone | self.unread
             self.unread.clear()
+            self.queued.clear()  # the players entered what was laid
             self.ask_cells |= gone
             if self.pending is not None:
                 self.ask_cells.add(self.pending.cell)
@@ -416,13 +458,24 @@ class Tracker:
             # read again on the next settled frame: the table may have moved on meanwhile
             self.state = S.SETTLING
             self.gate.still_run = min(self.gate.still_run, self.gate.config.settle_frames - 1)
+            if together_view is not None:
+                # read it now, in the settled view that showed both: the table may not settle
+                # again before the next tile is laid
+                self._frame = together_view
+                self.settled_at = self.clock()
+                self.state = S.DECODING
 
     def _accept(self, pending: Pending) -> None:
         """The consumer applied a turn: learn from it and make its look the baseline."""
         event = self.game.log[-1]
+        self.queued.discard(pending.cell)  # read: its look is the baseline now
         board = pending.board
         if self.located and self.config.refine_grid and pending.frame is not None:
             board = self._refine_grid(pending.frame, board)
+        if board.window != self.window() and pending.frame is not None:
+            # the cells the new tile brought into view get their baseline from the settled
+            # view too, not from whatever view first shows them (a hand may be over them)
+            board = self._cut(self.rectifier, pending.frame, self.window())
         self._set_baseline(board)
         obs = pending.observation
         if isinstance(event, Turn) and event.cell == pending.cell:
@@ -474,12 +527,12 @@ class Tracker:
         if refined is self.rectifier:
             return board
         window = self.window()
-        refined_board = refined.board(frame, window)
+        refined_board = self._cut(refined, frame, window)
         if fit.gain < self.config.refit_clear_gain:
             cells = self._cells_moved_most(self.rectifier, refined)
             if not all(board.contains(cell) for cell in cells):  # a turn entered outside the
                 # view it was read in: both grids are judged on the current view
-                board = self.rectifier.board(frame, window)
+                board = self._cut(self.rectifier, frame, window)
             if self._known_tiles_fit(refined_board, cells) < self._known_tiles_fit(board, cells):
                 log.debug("grid refit kept out: the laid tiles fit their types worse with it")
                 return board
@@ -515,7 +568,14 @@ class Tracker:
 
     def _board(self) -> Board:
         assert self.rectifier is not None and self._frame is not None
-        return self.rectifier.board(self._frame, self.window())
+        return self._cut(self.rectifier, self._frame, self.window())
+
+    def _cut(self, rectifier: Rectifier, frame: np.ndarray, window: Window) -> Board:
+        """The top-down picture of ``window``, in the light the table was learned under."""
+        board = rectifier.board(frame, window)
+        if self.light is None:
+            return board
+        return replace(board, image=relit(board.image, self.light))
 
     def _look(self, board: Board, cell: tuple[int, int]) -> Look:
         """A cell's look on ``board`` (the looks of the board last diffed are kept)."""
@@ -537,8 +597,9 @@ class Tracker:
         return seen[cell]
 
     def _set_baseline(self, board: Board, keep=()) -> None:
+        self.anchor = board
         for cell in board.cells():
-            if cell not in keep:
+            if cell not in keep and cell not in self.queued:
                 self.baseline[cell] = self._look(board, cell)
 
     def _changes(self, board: Board) -> Changes:
@@ -594,12 +655,141 @@ class Tracker:
                 ch.new_tiles.append(max(faint, key=ch.fractions.__getitem__))
         return ch
 
+    def _ring(self, board: Board) -> list[tuple[int, int]]:
+        """Where an arm reaching in crosses: the window's outermost ring, three cells from
+        every tile, and where the camera's view ends inside the window, the cells along that
+        edge that are off the board's frontier (no tile is laid on any of them)."""
+        x0, y0, x1, y1 = board.window
+        board_cells = self.game.board.tiles.keys() | self.game.board.frontier.keys()
+
+        def at_edge(c) -> bool:
+            if c[0] in (x0, x1) or c[1] in (y0, y1):
+                return True
+            around = ((c[0] + 1, c[1]), (c[0] - 1, c[1]), (c[0], c[1] + 1), (c[0], c[1] - 1))
+            return c not in board_cells and not all(self._visible(n) for n in around)
+
+        return [c for c in board.cells() if self._visible(c) and at_edge(c)]
+
+    def _ring_changed(self, board: Board, ch: Changes) -> str:
+        """How much of the ring (:meth:`_ring`) changed: "none", "some" or "most" (more than
+        ``reach_share`` of it). No tile is laid there: some of it changed is an arm reaching
+        in, most of it the light."""
+        ring = [c for c in self._ring(board) if c in ch.fractions]
+        crossed = [c for c in ring if ch.fractions[c] >= self.config.reach_change]
+        if not crossed:
+            return "none"
+        return "most" if len(crossed) > self.config.reach_share * len(ring) else "some"
+
+    def _reaching_in(self, board: Board, ch: Changes) -> bool:
+        """Whether something reaches in from beyond the watched cells and holds still: a
+        player holding the drawn tile over the board while thinking, an arm resting across it
+        (some of the window's outer ring changed, :meth:`_ring_changed`). After
+        ``reach_patience`` such readings in a row the ring is taken as it is (a baseline taken
+        with a hand in it, or a tile laid far off, would otherwise hold the game up)."""
+        if self._ring_changed(board, ch) != "some":
+            self.reaching_reads = 0
+            return False
+        self.reaching_reads += 1
+        if self.reaching_reads <= self.config.reach_patience:
+            return True
+        self.reaching_reads = 0
+        for cell in self._ring(board):
+            self.baseline[cell] = self._look(board, cell)
+        return False
+
+    def _changed_share(self, ch: Changes) -> float:
+        """The part of the cells seen that changed (by ``reach_change`` or more)."""
+        seen = ch.fractions.values()
+        return sum(f >= self.config.reach_change for f in seen) / max(1, len(seen))
+
+    def _follow_light(self, board: Board, changes: Changes) -> tuple[Board, Changes]:
+        """More than new tiles changed, and the camera did not move: if one change of light (a
+        lamp, the curtains, the camera's exposure) explains it (``diff.light_change``: the
+        changed part of the table at least halves), every view from now on is mapped back to
+        the light the table was learned under (``self.light``) and the table diffed again, so
+        a tile laid meanwhile is read like the others; otherwise the changes stand."""
+        pairs = [(self.baseline[c], self._look(board, c)) for c in changes.fractions]
+        change = light_change(pairs)
+        if change is None:
+            return board, changes
+        saved = self.light
+        self.light = np.linalg.inv(change) @ (np.eye(4) if saved is None else saved)
+        board_now = self._board()
+        changes_now = self._changes(board_now)
+        if self._changed_share(changes_now) > self._changed_share(changes) / 2:
+            self.light = saved  # not the light: a hand, or the table itself changed
+            return board, changes
+        log.info("the light changed: views are mapped back to the light learned")
+        return board_now, changes_now
+
+    def _follow_camera(self, board: Board, changes: Changes) -> tuple[Board, Changes]:
+        """Laid tiles changed: if the camera moved (knocked, or its mount sagged), the grid
+        follows it (``rectify.followed``) and the table is diffed again; a view that still
+        shows the whole table changed is left as it was (the light changed, not the camera)."""
+        from .rectify import followed
+
+        assert self.rectifier is not None
+        if self.anchor is None:
+            return board, changes
+        moved = followed(self.rectifier, self.anchor, board)
+        if moved is None:
+            return board, changes
+        old, self.rectifier = self.rectifier, moved
+        board_now = self._board()
+        changes_now = self._changes(board_now)
+        if self._whole_view_changed(changes_now) or len(changes_now.altered) >= len(
+            changes.altered
+        ):
+            self.rectifier = old
+            return board, changes
+        log.info(
+            "the camera moved: the grid followed it (%d laid tiles had changed)",
+            len(changes.altered),
+        )
+        # the view's edge moved over the table: the ring is seen anew (it holds no tile)
+        for cell in self._ring(board_now):
+            self.baseline[cell] = self._look(board_now, cell)
+            changes_now.fractions[cell] = 0.0
+        return board_now, changes_now
+
+    def _laid_together(self, board: Board, ch: Changes) -> list[tuple[int, int]]:
+        """New tiles the table showed at once (a turn that never settled before the next was
+        laid), in the order they were most likely laid: on the frontier first (a tile beside
+        only another new one came after it), and of those the one with the current player's
+        figure, or without the next player's. Empty when a new tile lies apart from all."""
+        frontier = self.game.board.frontier
+        cells, apart = list(ch.new_tiles), list(ch.illegal)
+        while beside := [c for c in apart if any(_adjacent(c, d) for d in cells)]:
+            cells += beside  # next to a new tile: laid after it
+            apart = [c for c in apart if c not in beside]
+        first = [c for c in cells if c in frontier]
+        if apart or not first:
+            return []
+        if len(first) > 1:
+            game = self.game
+            nxt = game.players[(game.current + 1) % len(game.players)].colour
+
+            def figure(cell, colour) -> bool:
+                crop = self.scorer.prepare(board.cell(*cell))
+                return bool(self.scorer.follower_mask(crop, colour)[0].any())
+
+            own = [c for c in first if figure(c, game.players[game.current].colour)]
+            theirs = [c for c in first if figure(c, nxt)]
+
+            def laid_later(cell) -> tuple[bool, bool]:
+                return (len(own) == 1 and cell not in own, cell in theirs)
+
+            first.sort(key=laid_later)
+        return [first[0]] + [c for c in cells if c != first[0]]
+
+    def _whole_view_changed(self, ch: Changes) -> bool:
+        return len(ch.altered) >= max(3, len(self.game.board.tiles) // 2)
+
     def _unexplained(self, ch: Changes) -> str | None:
         def cells(cs):
             return ", ".join(f"({x},{y})" for x, y in cs)
 
-        placed = len(self.game.board.tiles)
-        if ch.altered and len(ch.altered) >= max(3, placed // 2):
+        if self._whole_view_changed(ch):
             return "the whole view changed: was the camera moved, or the light changed?"
         if ch.altered:
             return f"a placed tile changed or was taken away at {cells(ch.altered)}"
@@ -1161,6 +1351,10 @@ class Tracker:
                 x0, y0 = (x - board.window[0]) * p, (y - board.window[1]) * p
                 cv2.rectangle(image, (x0 + 1, y0 + 1), (x0 + p - 2, y0 + p - 2), colour, 2)
         return image
+
+
+def _adjacent(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
 
 
 def _confidence(scores: list[float], sharpness: float = 8.0) -> float:

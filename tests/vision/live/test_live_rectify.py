@@ -50,6 +50,36 @@ def test_refine_never_returns_a_worse_grid(drawn_game, drawn_frames):
     assert rectify.refine(truth, frame, []) is truth
 
 
+def test_a_grid_follows_a_knocked_camera_to_within_a_pixel(drawn_game, drawn_frames):
+    """The camera turned 1.5 degrees on its mount and its picture shifted 20 px: the grid
+    cut before the knock is carried onto the new view."""
+    import cv2
+
+    frame, cells = _last_frame(drawn_game, drawn_frames)
+    truth = Rectifier(drawn_game.grid_to_image, frame_size=frame.shape[1::-1])
+    h, w = frame.shape[:2]
+    knock = np.vstack([cv2.getRotationMatrix2D((w / 2, h / 2), 1.5, 1.0), [0, 0, 1]])
+    knock[:2, 2] += (20, -12)
+    knocked = cv2.warpPerspective(frame, knock, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    moved = Rectifier(knock @ truth.grid_to_image, frame_size=truth.frame_size)
+    window = (-3, -3, 3, 3)
+    before = truth.board(frame, window)
+    followed = rectify.followed(truth, before, truth.board(knocked, window))
+    assert followed is not None
+    assert _error(truth, moved, cells).mean() > 10
+    assert _error(followed, moved, cells).max() < 1.0
+
+
+def test_a_view_that_did_not_move_or_shows_something_else_is_not_followed(drawn_game, drawn_frames):
+    frame, _ = _last_frame(drawn_game, drawn_frames)
+    truth = Rectifier(drawn_game.grid_to_image, frame_size=frame.shape[1::-1])
+    window = (-3, -3, 3, 3)
+    before = truth.board(frame, window)
+    assert rectify.followed(truth, before, before) is None
+    noise = np.random.default_rng(1).integers(0, 256, frame.shape, dtype=np.uint8)
+    assert rectify.followed(truth, before, truth.board(noise, window)) is None
+
+
 def test_start_tile_found_alone_on_a_table():
     """A table (with its perspective) holding a score track, a follower and the start tile: the
     start tile, not the larger board nor the follower, names cell (0, 0)."""
