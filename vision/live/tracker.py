@@ -705,7 +705,8 @@ class Tracker:
     def _follow_light(self, board: Board, changes: Changes) -> tuple[Board, Changes]:
         """More than new tiles changed, and the camera did not move: if one change of light (a
         lamp, the curtains, the camera's exposure) explains it (``diff.light_change``: the
-        changed part of the table at least halves), every view from now on is mapped back to
+        changed part of the table at least halves, and none of the window's outer ring, where an
+        arm would cross, is left changed), every view from now on is mapped back to
         the light the table was learned under (``self.light``) and the table diffed again, so
         a tile laid meanwhile is read like the others; otherwise the changes stand."""
         pairs = [(self.baseline[c], self._look(board, c)) for c in changes.fractions]
@@ -716,8 +717,11 @@ class Tracker:
         self.light = np.linalg.inv(change) @ (np.eye(4) if saved is None else saved)
         board_now = self._board()
         changes_now = self._changes(board_now)
-        if self._changed_share(changes_now) > self._changed_share(changes) / 2:
-            self.light = saved  # not the light: a hand, or the table itself changed
+        if (
+            self._changed_share(changes_now) > self._changed_share(changes) / 2
+            or self._ring_changed(board_now, changes_now) != "none"
+        ):
+            self.light = saved  # not the light: an arm and its shadow, or the table changed
             return board, changes
         log.info("the light changed: views are mapped back to the light learned")
         return board_now, changes_now
