@@ -39,6 +39,7 @@ import numpy as np
 
 from meeplecam.engine import Game, IllegalTurn, Kind, Spot, TileType, Turn
 from meeplecam.engine import hints as engine_hints
+from meeplecam.engine.tiles import NEIGHBOUR_OFFSETS
 
 from .appearance import GINGERBREAD, ScorerConfig, TerrainScorer, anchor_points, kind_map
 from .diff import Look, board_looks, cell_changes, changed_pixels, light_change, relit
@@ -665,8 +666,7 @@ class Tracker:
         def at_edge(c) -> bool:
             if c[0] in (x0, x1) or c[1] in (y0, y1):
                 return True
-            around = ((c[0] + 1, c[1]), (c[0] - 1, c[1]), (c[0], c[1] + 1), (c[0], c[1] - 1))
-            return c not in board_cells and not all(self._visible(n) for n in around)
+            return c not in board_cells and not all(map(self._visible, _neighbours(c)))
 
         return [c for c in board.cells() if self._visible(c) and at_edge(c)]
 
@@ -693,9 +693,13 @@ class Tracker:
         if self.reaching_reads <= self.config.reach_patience:
             return True
         self.reaching_reads = 0
+        self._take_ring(board)
+        return False
+
+    def _take_ring(self, board: Board) -> None:
+        """The ring's looks on ``board`` become its baseline (no tile lies there)."""
         for cell in self._ring(board):
             self.baseline[cell] = self._look(board, cell)
-        return False
 
     def _changed_share(self, ch: Changes) -> float:
         """The part of the cells seen that changed (by ``reach_change`` or more)."""
@@ -750,10 +754,9 @@ class Tracker:
             "the camera moved: the grid followed it (%d laid tiles had changed)",
             len(changes.altered),
         )
-        # the view's edge moved over the table: the ring is seen anew (it holds no tile)
-        for cell in self._ring(board_now):
-            self.baseline[cell] = self._look(board_now, cell)
-            changes_now.fractions[cell] = 0.0
+        # the view's edge moved over the table: the ring is seen anew
+        self._take_ring(board_now)
+        changes_now.fractions.update(dict.fromkeys(self._ring(board_now), 0.0))
         return board_now, changes_now
 
     def _laid_together(self, board: Board, ch: Changes) -> list[tuple[int, int]]:
@@ -763,7 +766,7 @@ class Tracker:
         figure, or without the next player's. Empty when a new tile lies apart from all."""
         frontier = self.game.board.frontier
         cells, apart = list(ch.new_tiles), list(ch.illegal)
-        while beside := [c for c in apart if any(_adjacent(c, d) for d in cells)]:
+        while beside := [c for c in apart if any(n in cells for n in _neighbours(c))]:
             cells += beside  # next to a new tile: laid after it
             apart = [c for c in apart if c not in beside]
         first = [c for c in cells if c in frontier]
@@ -1357,8 +1360,8 @@ class Tracker:
         return image
 
 
-def _adjacent(a: tuple[int, int], b: tuple[int, int]) -> bool:
-    return abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
+def _neighbours(cell: tuple[int, int]) -> list[tuple[int, int]]:
+    return [(cell[0] + dx, cell[1] + dy) for dx, dy in NEIGHBOUR_OFFSETS]
 
 
 def _confidence(scores: list[float], sharpness: float = 8.0) -> float:
