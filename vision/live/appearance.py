@@ -40,7 +40,7 @@ from typing import Protocol
 import numpy as np
 
 from meeplecam.engine import Kind, TileType
-from meeplecam.vision.live.evidence import Split
+from meeplecam.vision.live.evidence import Samples, Split
 from meeplecam.vision.live.roads import RoadCrossings
 from meeplecam.vision.live.sides import SideProfiles
 from meeplecam.vision.live.twins import (
@@ -281,10 +281,11 @@ class TerrainScorer:
         self.samples = 0
         # per lightness weight (vision.live.twins.LIGHTNESS), the pennant contrast of learned
         # city segments: (with a pennant, without): self-calibration
-        self.pennant_seen: dict[float, tuple[list[float], list[float]]] = {
-            w: ([], []) for w in LIGHTNESS
+        self.pennant_seen: dict[float, tuple[Samples, Samples]] = {
+            w: (Samples(), Samples()) for w in LIGHTNESS
         }
         self._lightness: float | None = None  # see lightness()
+        self._memo: tuple | None = None  # see _reading()
         # pennants are small blue-and-white shields in every edition: a prior until seen
         for colour, weight in ((PENNANT_BLUE, 0.7), (PENNANT_WHITE, 0.3)):
             self.counts[PENNANT] += weight * self._shades_prior(colour, self.config.pennant_prior)
@@ -400,28 +401,67 @@ class TerrainScorer:
         tile, and where pennant twins among the options differ), ``sides`` and ``roads`` (read
         from ``cell``). Only the terms that apply here are present."""
         reference = self._reference_features(cell, ignore) if self.reference else None
+        reference_costs: list[float] = []
+        seen = ignore
         if reference is not None:
             reference_costs, washed = self._reference_costs(reference, options)
             if washed is not None:  # glare: what it washed out tells the other terms nothing
                 ignore = washed if ignore is None else ignore | washed
-        like = self.likelihoods(crop)
-        if self.config.tolerance > 1:
-            like = _tolerant(like, self.config.tolerance)
+        # a tile is read against its legal options, then every other type, and read again when
+        # an earlier turn is amended: what the crop shows is worked out once for all of them
+        memo = self._reading(crop, cell, seen, ignore)
+        asked = tuple((tile.id, rotation) for tile, rotation in options)
+        if asked not in memo["terms"]:
+            memo["terms"][asked] = self._terms(
+                crop, options, ignore, cell, reference, reference_costs, memo
+            )
+        return {name: list(values) for name, values in memo["terms"][asked].items()}
+
+    def _reading(self, crop: np.ndarray, cell, *masks) -> dict:
+        """The memo of one crop's reading (the crop, the cell, the masks of pixels left out),
+        kept until another crop is read or the scorer learns or changes its model."""
+        key = (
+            self.samples,
+            crop.shape,
+            crop.tobytes(),
+            None if cell is None else (cell.shape, cell.tobytes()),
+            *(None if mask is None else mask.tobytes() for mask in masks),
+        )
+        memo = self._memo
+        if (
+            memo is None
+            or memo[0] is not self.reference
+            or memo[1] is not self.config
+            or memo[2] != key
+        ):
+            self._memo = memo = (self.reference, self.config, key, {"terms": {}})
+        return memo[3]
+
+    def _terms(self, crop, options, ignore, cell, reference, reference_costs, memo) -> dict:
+        """:meth:`terms`, with what the crop shows kept in ``memo`` (:meth:`_reading`)."""
+        if "like" not in memo:
+            like = self.likelihoods(crop)
+            if self.config.tolerance > 1:
+                like = _tolerant(like, self.config.tolerance)
+            memo["like"] = like
+            memo["lab"] = _lab(crop)
+            memo["profiles"] = (
+                self._side_profiles(cell, ignore) if self.config.side_weight else None
+            )
+            memo["roads"] = self._road_evidence(cell, ignore) if self.config.road_weight else None
+            for name in ("contrasts", "sides", "templates", "twins"):
+                memo[name] = {}
+        like, lab, profiles, roads = memo["like"], memo["lab"], memo["profiles"], memo["roads"]
         keep = np.ones(crop.shape[:2], bool) if ignore is None else ~ignore
         n = max(1, int(keep.sum()))
-        lab = None
-        contrasts: dict = {}  # twins (O and P at one rotation) share their cities
-        profiles = self._side_profiles(cell, ignore) if self.config.side_weight else None
-        side_memo: dict = {}
-        roads = self._road_evidence(cell, ignore) if self.config.road_weight else None
+        contrasts = memo["contrasts"]  # twins (O and P at one rotation) share their cities
+        side_memo, template_memo, twin_memo = memo["sides"], memo["templates"], memo["twins"]
         # the model's templates show this edition's pennants as drawn: the blot test, made for
         # art never seen, would only add its guesses
         pennant_weight = 0.0 if reference is not None else self.config.pennant_weight
         alike = drawn_twins(options)  # each option's twins: the tests that tell them apart
         templated = self._templated(options, alike)
-        template_memo: dict = {}
         twins = self._twins_pictured(options, alike) if pennant_weight else {}
-        twin_memo: dict = {}
         out: dict[str, list[float]] = {"terrain": []}
         if pennant_weight:
             out["pennant"] = []
@@ -443,8 +483,6 @@ class TerrainScorer:
             if pennant_weight:
                 pennant = 0.0
                 if city_segments(tile):
-                    if lab is None:
-                        lab = _lab(crop)
                     pennant = self._pennant_term(lab, tile, rotation, keep, contrasts)
                     twin = None
                     if (tile.id, rotation) in twins and cell is not None:
@@ -456,8 +494,6 @@ class TerrainScorer:
             if templated:
                 bonus = 0.0
                 if (tile.id, rotation) in templated:
-                    if lab is None:
-                        lab = _lab(crop)
                     bonus = self._template_bonus(lab, tile, rotation, keep, template_memo)
                 out["template"].append(bonus)
             if reference is not None:

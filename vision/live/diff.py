@@ -22,7 +22,7 @@ Cell = tuple[int, int]
 @dataclass(frozen=True)
 class Look:
     lab: np.ndarray  # blurred Lab, uint8, inset
-    texture: np.ndarray  # |Laplacian| of the blurred lightness, float32, inset
+    texture: np.ndarray  # mean |Laplacian| of the blurred lightness per quadrant of the inset
 
 
 @dataclass(frozen=True)
@@ -38,22 +38,43 @@ def board_looks(board: Board, inset: float) -> dict[Cell, Look]:
     """The look of every cell of ``board``."""
     lab = cv2.cvtColor(cv2.GaussianBlur(board.image, (5, 5), 0), cv2.COLOR_BGR2Lab)
     texture = np.abs(cv2.Laplacian(lab[..., 0], cv2.CV_16S, ksize=3)).astype(np.float32)
+    summed = cv2.integral(texture, sdepth=cv2.CV_64F)  # quadrant means in four lookups each
     p = board.cell_px
     d = round(p * inset)
+    cells = list(board.cells())
+    corners = (np.array(cells) - board.window[:2]) * p + d  # (x, y) of each inset's corner
     looks = {}
-    for x, y in board.cells():
-        x0, y0 = (x - board.window[0]) * p, (y - board.window[1]) * p
-        rows, cols = slice(y0 + d, y0 + p - d), slice(x0 + d, x0 + p - d)
-        # copies: the baseline keeps looks from many boards, never whole boards alive
-        looks[(x, y)] = Look(lab[rows, cols].copy(), texture[rows, cols].copy())
+    for (x, y), texture_q in zip(cells, _quadrant_means(summed, corners, p - 2 * d), strict=True):
+        x0, y0 = (x - board.window[0]) * p + d, (y - board.window[1]) * p + d
+        # a copy: the baseline keeps looks from many boards, never whole boards alive
+        looks[(x, y)] = Look(lab[y0 : y0 + p - 2 * d, x0 : x0 + p - 2 * d].copy(), texture_q)
     return looks
 
 
+def _quadrant_means(summed: np.ndarray, corners: np.ndarray, side: int) -> np.ndarray:
+    """The mean of a picture in each quadrant (top left, top right, bottom left, bottom right)
+    of the ``side`` pixels square at each of ``corners`` (x, y), from its integral image."""
+    half = side // 2
+    x, y = corners[:, 0], corners[:, 1]
+    out = []
+    for r0, r1 in ((y, y + half), (y + half, y + side)):
+        for c0, c1 in ((x, x + half), (x + half, x + side)):
+            total = summed[r1, c1] - summed[r0, c1] - summed[r1, c0] + summed[r0, c0]
+            out.append(total / ((r1 - r0) * (c1 - c0)))
+    return np.stack(out, axis=1).astype(np.float32)
+
+
 def changed_pixels(before: np.ndarray, now: np.ndarray, threshold: int) -> np.ndarray:
-    """Where Lab pictures (uint8, ... x 3, any leading shape) differ by more than ``threshold``:
-    lightness counts half (shadows and light drift change it, a new thing changes colour)."""
-    diff = np.abs(before.astype(np.int16) - now.astype(np.int16))
-    return (diff[..., 0] >> 1) + diff[..., 1] + diff[..., 2] > threshold
+    """Where Lab pictures (uint8, ... x 3, any leading shape) differ by more than ``threshold``
+    (below 255): lightness counts half (shadows and light drift change it, a new thing changes
+    colour)."""
+    shape = before.shape
+    rows = (-1, shape[-2], 3)  # OpenCV takes pictures, not stacks of them
+    diff = cv2.absdiff(
+        np.ascontiguousarray(before).reshape(rows), np.ascontiguousarray(now).reshape(rows)
+    )
+    light, a, b = cv2.split(diff)
+    return (cv2.add(cv2.add(light >> 1, a), b) > threshold).reshape(shape[:-1])  # saturating
 
 
 def cell_changes(
@@ -75,10 +96,8 @@ def cell_changes(
     changed_q = np.stack([changed[q].mean(axis=(1, 2)) for q in quadrants], axis=1)
     # texture: a tile's art is busier than most table tops even where its colour is not; it
     # must be so all over the cell (a follower's spill from a neighbour is local)
-    tb = np.stack([b.texture for b, _ in pairs])
-    tn = np.stack([n.texture for _, n in pairs])
-    ta = np.stack([tb[q].mean(axis=(1, 2)) for q in quadrants], axis=1) + 1.0
-    tz = np.stack([tn[q].mean(axis=(1, 2)) for q in quadrants], axis=1) + 1.0
+    ta = np.stack([b.texture for b, _ in pairs]) + 1.0
+    tz = np.stack([n.texture for _, n in pairs]) + 1.0
     ratios = np.maximum(ta / tz, tz / ta).min(axis=1)
     spread = (fractions >= small_change) & (changed_q > small_change / 2).all(axis=1)
     return [

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from meeplecam.vision.live.evidence import Split
+from meeplecam.vision.live.evidence import Samples, Split
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class RoadCrossings:
 
     def __init__(self, config: RoadConfig | None = None):
         self.config = config or RoadConfig()
-        self.seen: tuple[list[float], list[float]] = ([], [])
+        self.seen: tuple[Samples, Samples] = (Samples(), Samples())
 
     def read(self, cell: np.ndarray, hidden: np.ndarray | None = None) -> Crossings:
         """The four crossings of a cell picture (BGR, north up), N E S W; ``hidden`` (a mask of

@@ -27,7 +27,7 @@ from functools import cache
 import numpy as np
 
 from meeplecam.engine import TileType
-from meeplecam.vision.live.evidence import Split, robust_normal
+from meeplecam.vision.live.evidence import Samples, Split, robust_normal
 
 MIN_PIXELS = 20  # of the city, seen in both the view and the picture, for a comparison
 # How much a lighter spot counts against its blue, per art: snow on roofs and walls is pale
@@ -153,7 +153,9 @@ class TwinPictures:
         self._means: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # see _mean
         # per lightness weight, the differences (see difference) of confirmed views from
         # pictures of the other kind (a plain type from a picture with a pennant) and of their own
-        self.seen: dict[float, tuple[list[float], list[float]]] = {w: ([], []) for w in LIGHTNESS}
+        self.seen: dict[float, tuple[Samples, Samples]] = {
+            w: (Samples(), Samples()) for w in LIGHTNESS
+        }
 
     def learn(self, tile: TileType, view: View) -> None:
         """Add a confirmed view of ``tile``; first, how it compares with the pictures of its

@@ -8,7 +8,7 @@ from meeplecam.vision.live.diff import Look, light_change, relit
 
 
 def _look(lab: np.ndarray) -> Look:
-    return Look(lab.astype(np.uint8), np.zeros(lab.shape[:2], np.float32))
+    return Look(lab.astype(np.uint8), np.zeros(4, np.float32))
 
 
 def _cells(rng, n: int = 30) -> list[np.ndarray]:

@@ -6,6 +6,7 @@ import pytest
 
 from meeplecam.engine import Kind, find_tileset
 from meeplecam.vision.live.appearance import TerrainScorer, _lab, city_segments
+from meeplecam.vision.live.evidence import Samples
 from meeplecam.vision.live.twins import CHOOSE_AFTER, LIGHTNESS
 
 BLUE_SHIELD = (150, 80, 60)  # BGR
@@ -129,7 +130,8 @@ def test_what_counts_as_a_pennant_is_learned_from_the_cities_seen():
 def test_a_contrast_where_the_two_overlap_says_little():
     scorer = TerrainScorer()
     scorer.pennant_seen = dict.fromkeys(
-        LIGHTNESS, ([16.0, 13.0, 19.0, 11.0, 15.0], [5.0, 3.0, 8.0, 6.0, 11.0, 4.0])
+        LIGHTNESS,
+        (Samples([16.0, 13.0, 19.0, 11.0, 15.0]), Samples([5.0, 3.0, 8.0, 6.0, 11.0, 4.0])),
     )
     assert scorer.pennant_evidence(17.0) > 0.5
     assert scorer.pennant_evidence(3.0) < -0.5
