@@ -224,6 +224,7 @@ def bench_latency(
     bump: tuple[float, float, float] | None = None,
     thinking: int = 0,
     relight: tuple[float, float, float] | None = None,
+    review: bool = True,
 ) -> dict:
     """``answers``: ``best`` takes every question's best option and leaves wrong readings
     uncorrected (``meeplecam replay``); ``players`` plays the people at the table, who answer
@@ -234,7 +235,8 @@ def bench_latency(
     it find the table and the start tile on the first settled frame (no profile at all).
     ``bump`` (dx, dy, degrees) knocks the camera halfway through each game (``_knocked``);
     ``thinking`` holds each drawn tile still over the board for that many more frames;
-    ``relight`` (blue, green, red gains) changes the light where ``bump`` would knock."""
+    ``relight`` (blue, green, red gains) changes the light where ``bump`` would knock;
+    ``review``: with ``answers`` best, each game is read over at its end as ``replay`` does."""
     from meeplecam.vision.live.replay import compare, compare_by_cell, replay
 
     latencies = []
@@ -262,7 +264,7 @@ def bench_latency(
                 frames, game, rectifier, expected, reference, Path(dump) if dump else None, name
             )
         else:
-            result = replay(frames, game, rectifier, reference=reference)
+            result = replay(frames, game, rectifier, reference=reference, review=review)
             right, n, _ = compare(expected, result.record())
             wrong, asked_right = _split(expected, result)
             by_cell += compare_by_cell(expected, result.record())[0]
@@ -275,6 +277,7 @@ def bench_latency(
                 "asked_right": asked_right,
                 "amends": result.amends,
                 "warnings": len(result.warnings),
+                "reviewed": result.reviewed,
             }
             lat = result.latencies
         for key in totals:
@@ -308,6 +311,8 @@ def bench_latency(
     # settled (none on the renderer's plain games), or, with nobody answering, a copy of a
     # played-out type that a later tile showed was read wrong (Tracker._repair)
     out["turns_read_again"] = totals["amends"]
+    if answers == "best":  # and corrected when the game was read over at its end
+        out["turns_reviewed"] = sum(game["reviewed"] for game in per_game)
     if answers == "players":
         out["turns_missed"] = totals["missed"]
         # how much better than every legal option a tile the rules forbid at the cell fitted,
@@ -702,6 +707,13 @@ def main(argv=None) -> int:
         help="latency run: change the light halfway through each game (every frame's blue, "
         "green and red scaled by these), e.g. 0.8,0.85,0.9",
     )
+    parser.add_argument(
+        "--no-review",
+        dest="review",
+        action="store_false",
+        help="latency run with --answers best: keep every turn as read during play (no reading "
+        "over at the end, as replay does)",
+    )
     parser.add_argument("--minutes", type=float, default=3.0, help="length of the memory run")
     parser.add_argument(
         "--drawn", action="store_true", help="memory run on drawn games (no synthetic renderer)"
@@ -731,6 +743,7 @@ def main(argv=None) -> int:
             args.bump,
             args.thinking,
             args.relight,
+            args.review,
         )
     if "memory" in args.what:
         results["memory"] = bench_memory(args.minutes, args.drawn, args.realtime)

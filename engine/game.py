@@ -6,7 +6,7 @@ The game is its event log. ``apply`` checks an event completely and either appli
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .board import Board, Cell, Feature, Follower, Placement
@@ -209,17 +209,26 @@ class Game:
 
         Raises IllegalTurn, leaving the game unchanged, if the edited log is not legal.
         """
-        events = list(self.log)
-        if not 0 <= index < len(events):
+        if not 0 <= index < len(self.log):
             raise IndexError(f"there is no turn {index + 1}")
-        if event is None:
-            del events[index]
-        else:
+        if event is not None:
+            self.replace_all({index: event})
+            return
+        events = list(self.log)
+        del events[index]
+        self._restore(events)
+
+    def replace_all(self, corrections: Mapping[int, Event]) -> None:
+        """Correct several events at once (by 0-based index) and replay the rest: two tiles
+        that swap types are legal only together (alone, each would take a copy the bag no longer
+        holds). Raises IllegalTurn, leaving the game unchanged, if the edited log is not legal.
+        """
+        events = list(self.log)
+        for index, event in corrections.items():
+            if not 0 <= index < len(events):
+                raise IndexError(f"there is no turn {index + 1}")
             events[index] = event
-        trial = Game.start(self.tileset, self.players, self.options, self.start_turn)
-        for e in events:
-            trial.apply(e)
-        self.__dict__.update(trial.__dict__)
+        self._restore(events)
 
     def replayed(self, events: Iterable[Event]) -> Game:
         """A new game from this one's start (tile set, players, options, start tile) with

@@ -42,6 +42,13 @@ def _parser(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--debug", metavar="DIR", help="write every observation's picture here")
     p.add_argument("--config", metavar="FILE", help="tracker settings (JSON) to override")
+    p.add_argument(
+        "--no-review",
+        dest="review",
+        action="store_false",
+        help="keep every turn as it was read during play (by default the game is read over at "
+        "its end, and two tiles read as each other's types are swapped back)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -60,7 +67,15 @@ def run(args: argparse.Namespace) -> int:
                 config = TrackerConfig.from_dict(json.load(f))
         own = load_tile_file(args.tiles) if args.tiles else None
         result = run_replay(
-            args.source, players, args.tileset, args.profile, args.debug, config, args.model, own
+            args.source,
+            players,
+            args.tileset,
+            args.profile,
+            args.debug,
+            config,
+            args.model,
+            own,
+            args.review,
         )
     except (
         VisionError,
@@ -79,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         from meeplecam.engine import format_report
 
-        print(f"{len(record['turns'])} turns read, {result.questions} questions")
+        reviewed = f", {result.reviewed} corrected at the end" if result.reviewed else ""
+        print(f"{len(record['turns'])} turns read, {result.questions} questions{reviewed}")
         for warning in result.warnings:
             print(f"warning: {warning}")
         print(format_report(record["scores"]))

@@ -44,6 +44,7 @@ class ReplayResult:
     warnings: list[str] = field(default_factory=list)
     commits: int = 0
     amends: int = 0  # turns read again with a follower laid after the tile
+    reviewed: int = 0  # turns corrected when the game was read over at the end (Tracker.review)
     frames: int = 0
     latencies: list[float] = field(default_factory=list)
     asked: list[int] = field(default_factory=list)  # 0-based indices (in ``turns``) asked about
@@ -116,9 +117,12 @@ def replay(
     locate=None,
     colours: dict | None = None,
     reference=None,
+    review: bool = True,
 ) -> ReplayResult:
     """Run the tracker over frames, applying every commit (and the best option of every
-    question) to ``game``. ``reference``: the appearance model of the tiles, when known.
+    question) to ``game``, then, with ``review``, the corrections of reading the game over at
+    its end (:meth:`Tracker.review`). ``reference``: the appearance model of the tiles, when
+    known.
 
     Film (a source at camera rate: a webcam's recording) settles after ``motion.SETTLE_S`` of
     stillness, as live: a hand held still for two frames of 30 was read as a tile."""
@@ -145,6 +149,11 @@ def replay(
                 if on_observation is not None:
                     on_observation(obs, tracker)
                 _handle(obs, game, result)
+    if review:
+        corrections = tracker.review()
+        if corrections:
+            game.replace_all(corrections)  # the review kept the game legal
+            result.reviewed = len(corrections)
     result.latencies = tracker.latencies
     _explain_silence(tracker, result)
     return result
@@ -238,9 +247,11 @@ def run_replay(
     config: TrackerConfig | None = None,
     model: str | None = None,
     own_tiles: dict[str, TileType] | None = None,
+    review: bool = True,
 ) -> ReplayResult:
     """The live loop over a recording (see ``meeplecam replay``); ``own_tiles``: the player's
-    tile file (types the set leaves to them, e.g. the Gingerbread Man tiles)."""
+    tile file (types the set leaves to them, e.g. the Gingerbread Man tiles); ``review``: read
+    the game over at its end (:meth:`Tracker.review`)."""
     config = config or TrackerConfig()
     game = Game.start(find_tileset(tileset, own_tiles), [Player(c, c) for c in players])
     path = Path(source)
@@ -256,7 +267,9 @@ def run_replay(
         stills = _stills(frames, config.motion)  # type: ignore[arg-type]
     hook = _debug_writer(Path(debug)) if debug else None
     try:
-        return replay(frames, game, rectifier, config, stills, hook, locate, colours, reference)
+        return replay(
+            frames, game, rectifier, config, stills, hook, locate, colours, reference, review
+        )
     finally:
         frames.close()
 

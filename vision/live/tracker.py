@@ -135,6 +135,9 @@ class TrackerConfig:
     # such a tile's copy read earlier is read again as another tile when that costs its cell
     # less than the spent tile gains here, by at least this (see Tracker._repair)
     repair_margin: float = 0.02
+    # at the end of a recording, two tiles read as different types are swapped when each looks
+    # more like the other's, by this much together (see Tracker.review)
+    review_margin: float = 0.05
     bag_prior: float = 0.0  # weight of log(copies left) in an option's score (off: hurt)
     # taken from an option that would not move the Gingerbread Man when the figure was seen to
     # move (the icon is a few pixels, the figure a clear blob), and from one that would move it
@@ -1196,6 +1199,99 @@ class Tracker:
                 log.info("tracker: turn %d read again as %s", index + 1, turn.describe())
                 return Amend(index, turn, self._crop_picture(board, cell)), amended
         return None
+
+    def review(self) -> dict[int, Turn]:
+        """The game read over at its end (a recording's: ``replay``), with all the table has
+        taught since the early turns were read: a misread tile takes a copy of another type,
+        so a later tile of that type is misread in turn (the bag has none left), and the two
+        mistakes come as a pair of tiles read as each other's types. Of the tiles the camera
+        read, every two of different types that each look more like the other's type (at a
+        rotation its neighbours allow), by ``review_margin`` together, swap types (the bag's
+        counts stay as they were), the clearest swap first, each cell once, while the game
+        stays legal. Returns the corrected turns by their index in the game's log."""
+        board = self.anchor
+        if board is None:
+            return {}
+        game = self.game
+        read = {
+            event.cell: index
+            for index, event in enumerate(game.log)
+            if isinstance(event, Turn)
+            and event.cell in self.certainty
+            and event.gingerbread is None
+            and board.contains(event.cell)
+            and self._visible(event.cell)
+        }
+        looks = {cell: self._looks_like(board, cell, game.log[i]) for cell, i in read.items()}
+        swaps = []
+        cells = list(read)
+        for a, cell_a in enumerate(cells):
+            turn_a, (now_a, best_a) = game.log[read[cell_a]], looks[cell_a]
+            for cell_b in cells[a + 1 :]:
+                turn_b, (now_b, best_b) = game.log[read[cell_b]], looks[cell_b]
+                if turn_a.tile == turn_b.tile:
+                    continue
+                if turn_b.tile in best_a and turn_a.tile in best_b:
+                    (score_a, rotation_a), (score_b, rotation_b) = (
+                        best_a[turn_b.tile],
+                        best_b[turn_a.tile],
+                    )
+                    gains = (score_a - now_a, score_b - now_b)
+                    if min(gains) > 0:  # each looks more like the other's type
+                        swaps.append((sum(gains), cell_a, rotation_a, cell_b, rotation_b))
+        events = list(game.log)
+        changes: dict[int, Turn] = {}
+        for gain, cell_a, rotation_a, cell_b, rotation_b in sorted(swaps, reverse=True):
+            if gain < self.config.review_margin:
+                break
+            a, b = read[cell_a], read[cell_b]
+            if a in changes or b in changes:
+                continue
+            trial = list(events)
+            trial[a] = replace(events[a], tile=events[b].tile, rotation=rotation_a)
+            trial[b] = replace(events[b], tile=events[a].tile, rotation=rotation_b)
+            try:
+                game.replayed(trial)
+            except IllegalTurn:
+                continue  # a follower's spot the other type does not have, a claimed feature
+            log.info(
+                "review: %s and %s swap types %s and %s (%+.3f)",
+                cell_a,
+                cell_b,
+                events[a].tile,
+                events[b].tile,
+                gain,
+            )
+            events = trial
+            changes[a], changes[b] = trial[a], trial[b]
+        return changes
+
+    def _looks_like(self, board: Board, cell, turn: Turn) -> tuple[float, dict]:
+        """How well the tile at ``cell`` looks like ``turn``'s reading of it, and like each type
+        at its best rotation that fits the neighbours: (score, {type id: (score, rotation)})."""
+        game = self.game
+        whole = board.cell(*cell)
+        crop = self.scorer.prepare(whole)
+        figures = np.logical_or.reduce(
+            [self.scorer.follower_mask(crop, p.colour)[0] for p in game.players]
+        )
+        ignore = self._guarded(figures) if figures.any() else None
+        pattern = game.board.required_sides(cell)
+        options = [
+            (tile, rotation)
+            for tile in game.tileset.types.values()
+            for rotation in tile.rotations_fitting(pattern)
+        ]
+        scores = self.scorer.score(crop, options, ignore, whole)
+        best: dict[str, tuple[float, int]] = {}
+        now = -np.inf
+        laid = game.tileset[turn.tile].canonical_rotation(turn.rotation)
+        for score, (tile, rotation) in zip(scores, options, strict=True):
+            if tile.id == turn.tile and rotation == laid:
+                now = score
+            if score > best.get(tile.id, (-np.inf, 0))[0]:
+                best[tile.id] = (score, rotation)
+        return now, best
 
     def _suspect(self, tile_id: str) -> str:
         """Which earlier turn probably used up the last copy of ``tile_id``: the copy on the

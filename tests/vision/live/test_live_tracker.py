@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -494,3 +495,28 @@ def test_a_clear_lead_is_not_doubted_for_the_few_pixels_it_rests_on(drawn_game, 
     assert leads[Commit] and leads[Question]
     assert min(leads[Commit]) >= config.evidence_margin
     assert max(leads[Question]) < config.evidence_margin
+
+
+def test_two_tiles_read_as_each_others_types_are_swapped_back_at_the_end(drawn_game, drawn_frames):
+    """A misread takes a copy of another type, so a later tile of that type is misread in
+    turn: read over at the end of the recording, with all the table has taught, each looks
+    more like the other's type, and the two swap back (the bag's counts stay as they were)."""
+    game = _fresh(drawn_game)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
+    for frame in drawn_frames:
+        for obs in tracker.feed(frame):
+            game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
+    read = list(game.log)
+    assert read == drawn_game.game.log
+    assert tracker.review() == {}  # read right: nothing to correct
+    e, i = (next(k for k, t in enumerate(read) if t.tile == tile) for tile in ("E", "I"))
+    fits = [
+        game.tileset[other].rotations_fitting(game.board.required_sides(read[k].cell))[0]
+        for k, other in ((e, "I"), (i, "E"))
+    ]
+    misread = {
+        e: replace(read[e], tile="I", rotation=fits[0]),  # a city cap read with a second one
+        i: replace(read[i], tile="E", rotation=fits[1]),
+    }
+    game.replace_all(misread)
+    assert tracker.review() == {e: read[e], i: read[i]}
