@@ -277,7 +277,7 @@ def bench_latency(
                 "asked_right": asked_right,
                 "amends": result.amends,
                 "warnings": len(result.warnings),
-                "reviewed": result.reviewed,
+                "reviewed": len(result.reviewed),
             }
             lat = result.latencies
         for key in totals:

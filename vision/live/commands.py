@@ -94,8 +94,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         from meeplecam.engine import format_report
 
-        reviewed = f", {result.reviewed} corrected at the end" if result.reviewed else ""
+        reviewed = f", {len(result.reviewed)} corrected at the end" if result.reviewed else ""
         print(f"{len(record['turns'])} turns read, {result.questions} questions{reviewed}")
+        for index, was in result.reviewed.items():
+            print(
+                f"turn {index + 1} read over: {result.game.log[index].describe()} (was {was.tile})"
+            )
         for warning in result.warnings:
             print(f"warning: {warning}")
         print(format_report(record["scores"]))

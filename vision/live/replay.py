@@ -21,6 +21,7 @@ from meeplecam.engine import (
     IllegalTurn,
     Player,
     TileType,
+    Turn,
     find_tileset,
     record_tileset,
     score_report,
@@ -44,7 +45,9 @@ class ReplayResult:
     warnings: list[str] = field(default_factory=list)
     commits: int = 0
     amends: int = 0  # turns read again with a follower laid after the tile
-    reviewed: int = 0  # turns corrected when the game was read over at the end (Tracker.review)
+    # turns corrected when the game was read over at its end (Tracker.review): index -> the
+    # turn as read during play
+    reviewed: dict[int, Turn] = field(default_factory=dict)
     frames: int = 0
     latencies: list[float] = field(default_factory=list)
     asked: list[int] = field(default_factory=list)  # 0-based indices (in ``turns``) asked about
@@ -152,8 +155,8 @@ def replay(
     if review:
         corrections = tracker.review()
         if corrections:
+            result.reviewed = {index: game.log[index] for index in corrections}
             game.replace_all(corrections)  # the review kept the game legal
-            result.reviewed = len(corrections)
     result.latencies = tracker.latencies
     _explain_silence(tracker, result)
     return result
