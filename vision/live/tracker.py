@@ -34,6 +34,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from itertools import combinations
 
 import numpy as np
 
@@ -1167,9 +1168,7 @@ class Tracker:
                 continue
             whole = board.cell(*cell)
             crop = self.scorer.prepare(whole)
-            masks = {c: self.scorer.follower_mask(crop, c)[0] for c in colours}
-            figures = np.logical_or.reduce(list(masks.values()))
-            ignore = self._guarded(figures) if figures.any() else None
+            masks, ignore = self._figures(crop)
             scores = self.scorer.score(crop, [(tile, laid.rotation), *others], ignore, whole)
             loss = scores[0] - max(scores[1:])
             if loss > gain - cfg.repair_margin:
@@ -1224,21 +1223,15 @@ class Tracker:
         }
         looks = {cell: self._looks_like(board, cell, game.log[i]) for cell, i in read.items()}
         swaps = []
-        cells = list(read)
-        for a, cell_a in enumerate(cells):
-            turn_a, (now_a, best_a) = game.log[read[cell_a]], looks[cell_a]
-            for cell_b in cells[a + 1 :]:
-                turn_b, (now_b, best_b) = game.log[read[cell_b]], looks[cell_b]
-                if turn_a.tile == turn_b.tile:
-                    continue
-                if turn_b.tile in best_a and turn_a.tile in best_b:
-                    (score_a, rotation_a), (score_b, rotation_b) = (
-                        best_a[turn_b.tile],
-                        best_b[turn_a.tile],
-                    )
-                    gains = (score_a - now_a, score_b - now_b)
-                    if min(gains) > 0:  # each looks more like the other's type
-                        swaps.append((sum(gains), cell_a, rotation_a, cell_b, rotation_b))
+        for cell_a, cell_b in combinations(read, 2):
+            tile_a, tile_b = game.log[read[cell_a]].tile, game.log[read[cell_b]].tile
+            (now_a, like_a), (now_b, like_b) = looks[cell_a], looks[cell_b]
+            if tile_a == tile_b or tile_b not in like_a or tile_a not in like_b:
+                continue
+            (score_a, rotation_a), (score_b, rotation_b) = like_a[tile_b], like_b[tile_a]
+            gains = (score_a - now_a, score_b - now_b)
+            if min(gains) > 0:  # each looks more like the other's type
+                swaps.append((sum(gains), cell_a, rotation_a, cell_b, rotation_b))
         events = list(game.log)
         changes: dict[int, Turn] = {}
         for gain, cell_a, rotation_a, cell_b, rotation_b in sorted(swaps, reverse=True):
@@ -1272,10 +1265,7 @@ class Tracker:
         game = self.game
         whole = board.cell(*cell)
         crop = self.scorer.prepare(whole)
-        figures = np.logical_or.reduce(
-            [self.scorer.follower_mask(crop, p.colour)[0] for p in game.players]
-        )
-        ignore = self._guarded(figures) if figures.any() else None
+        _, ignore = self._figures(crop)
         pattern = game.board.required_sides(cell)
         options = [
             (tile, rotation)
@@ -1292,6 +1282,13 @@ class Tracker:
             if score > best.get(tile.id, (-np.inf, 0))[0]:
                 best[tile.id] = (score, rotation)
         return now, best
+
+    def _figures(self, crop: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
+        """The figures of each player's colour on a laid tile's crop, and the pixels they
+        hide from the tile's scoring (None without any)."""
+        masks = {p.colour: self.scorer.follower_mask(crop, p.colour)[0] for p in self.game.players}
+        figures = np.logical_or.reduce(list(masks.values()))
+        return masks, self._guarded(figures) if figures.any() else None
 
     def _suspect(self, tile_id: str) -> str:
         """Which earlier turn probably used up the last copy of ``tile_id``: the copy on the
