@@ -139,6 +139,7 @@ class TrackerConfig:
     # at the end of a recording, two tiles read as different types are swapped when each looks
     # more like the other's, by this much together (see Tracker.review)
     review_margin: float = 0.05
+    review_locked: int = 12  # swaps that fit only with another tried two at a time, at most
     bag_prior: float = 0.0  # weight of log(copies left) in an option's score (off: hurt)
     # taken from an option that would not move the Gingerbread Man when the figure was seen to
     # move (the icon is a few pixels, the figure a clear blob), and from one that would move it
@@ -179,6 +180,16 @@ class Changes:
     small: list[tuple[int, int]]  # follower-sized changes
     fractions: dict[tuple[int, int], float]
     spread: set = field(default_factory=set)  # small changes spread over the whole cell
+
+
+@dataclass
+class Looks:
+    """What a laid tile looks like, read over at the game's end (:meth:`Tracker.review`)."""
+
+    now: float  # the score of its reading
+    fitting: dict[str, tuple[float, int]]  # type -> best (score, rotation) its neighbours allow
+    anywhere: dict[str, tuple[float, int]]  # ... at any rotation
+    hidden: np.ndarray | None  # the crop pixels its figures hide
 
 
 @dataclass
@@ -1204,10 +1215,13 @@ class Tracker:
         taught since the early turns were read: a misread tile takes a copy of another type,
         so a later tile of that type is misread in turn (the bag has none left), and the two
         mistakes come as a pair of tiles read as each other's types. Of the tiles the camera
-        read, every two of different types that each look more like the other's type (at a
-        rotation its neighbours allow), by ``review_margin`` together, swap types (the bag's
-        counts stay as they were), the clearest swap first, each cell once, while the game
-        stays legal. Returns the corrected turns by their index in the game's log."""
+        read, every two of different types that each look more like the other's type (or
+        cannot tell, a figure hiding all the two differ in), by ``review_margin`` together,
+        swap types (the bag's counts stay as they were), the clearest swap first, each cell
+        once, while the game stays legal. A misread also forces its neighbours' readings (a
+        road it added must go on next door), so two such pairs can lock each other: a swap
+        that fits only once the neighbours are read again is tried together with another.
+        Returns the corrected turns by their index in the game's log."""
         board = self.anchor
         if board is None:
             return {}
@@ -1222,66 +1236,83 @@ class Tracker:
             and self._visible(event.cell)
         }
         looks = {cell: self._looks_like(board, cell, game.log[i]) for cell, i in read.items()}
-        swaps = []
+
+        def gain(cell, tile_id: str, fitting: bool) -> tuple[float, int] | None:
+            """How much more the tile at ``cell`` looks like ``tile_id`` (at a rotation its
+            neighbours allow, or at any) than what it was read as, and at which rotation."""
+            look = looks[cell]
+            like = look.fitting if fitting else look.anywhere
+            if tile_id not in like:
+                return None
+            score, rotation = like[tile_id]
+            if score > look.now:
+                return score - look.now, rotation
+            turn = game.log[read[cell]]
+            laid, other = (
+                (game.tileset[turn.tile], turn.rotation),
+                (game.tileset[tile_id], rotation),
+            )
+            seen = self.scorer.visible_difference(laid, other, look.hidden)
+            return (0.0, rotation) if seen < self.config.min_evidence_px else None
+
+        swaps: dict[bool, list] = {True: [], False: []}  # fitting the neighbours, or not yet
         for cell_a, cell_b in combinations(read, 2):
             tile_a, tile_b = game.log[read[cell_a]].tile, game.log[read[cell_b]].tile
-            (now_a, like_a), (now_b, like_b) = looks[cell_a], looks[cell_b]
-            if tile_a == tile_b or tile_b not in like_a or tile_a not in like_b:
+            if tile_a == tile_b:
                 continue
-            (score_a, rotation_a), (score_b, rotation_b) = like_a[tile_b], like_b[tile_a]
-            gains = (score_a - now_a, score_b - now_b)
-            if min(gains) > 0:  # each looks more like the other's type
-                swaps.append((sum(gains), cell_a, rotation_a, cell_b, rotation_b))
+            for fitting in (True, False):
+                a, b = gain(cell_a, tile_b, fitting), gain(cell_b, tile_a, fitting)
+                if a is not None and b is not None and a[0] + b[0] >= self.config.review_margin:
+                    swaps[fitting].append((a[0] + b[0], ((cell_a, a[1]), (cell_b, b[1]))))
+                    break
+        moves = sorted(swaps[True], reverse=True)
+        locked = sorted(swaps[False], reverse=True)[: self.config.review_locked]
+        moves += sorted(
+            ((g + h, m + n) for (g, m), (h, n) in combinations(locked, 2)), reverse=True
+        )
         events = list(game.log)
         changes: dict[int, Turn] = {}
-        for gain, cell_a, rotation_a, cell_b, rotation_b in sorted(swaps, reverse=True):
-            if gain < self.config.review_margin:
-                break
-            a, b = read[cell_a], read[cell_b]
-            if a in changes or b in changes:
+        for total, move in moves:
+            indices = [read[cell] for cell, _ in move]
+            if len(set(indices)) < len(indices) or any(i in changes for i in indices):
                 continue
             trial = list(events)
-            trial[a] = replace(events[a], tile=events[b].tile, rotation=rotation_a)
-            trial[b] = replace(events[b], tile=events[a].tile, rotation=rotation_b)
+            for k, (index, (_, rotation)) in enumerate(zip(indices, move, strict=True)):
+                partner = indices[k ^ 1]  # the two of a swap are next to each other in a move
+                trial[index] = replace(events[index], tile=events[partner].tile, rotation=rotation)
             try:
                 game.replayed(trial)
             except IllegalTurn:
                 continue  # a follower's spot the other type does not have, a claimed feature
-            log.info(
-                "review: %s and %s swap types %s and %s (%+.3f)",
-                cell_a,
-                cell_b,
-                events[a].tile,
-                events[b].tile,
-                gain,
-            )
+            log.info("review: %s read again (%+.3f)", [trial[i].describe() for i in indices], total)
             events = trial
-            changes[a], changes[b] = trial[a], trial[b]
+            changes.update({i: trial[i] for i in indices})
         return changes
 
-    def _looks_like(self, board: Board, cell, turn: Turn) -> tuple[float, dict]:
-        """How well the tile at ``cell`` looks like ``turn``'s reading of it, and like each type
-        at its best rotation that fits the neighbours: (score, {type id: (score, rotation)})."""
+    def _looks_like(self, board: Board, cell, turn: Turn) -> Looks:
+        """How well the tile at ``cell`` looks like ``turn``'s reading of it and like each type
+        at its best rotation, one its neighbours allow and any."""
         game = self.game
         whole = board.cell(*cell)
         crop = self.scorer.prepare(whole)
         _, ignore = self._figures(crop)
-        pattern = game.board.required_sides(cell)
+        fits = game.board.required_sides(cell)
         options = [
             (tile, rotation)
             for tile in game.tileset.types.values()
-            for rotation in tile.rotations_fitting(pattern)
+            for rotation in tile.distinct_rotations
         ]
         scores = self.scorer.score(crop, options, ignore, whole)
-        best: dict[str, tuple[float, int]] = {}
-        now = -np.inf
+        looks = Looks(-np.inf, {}, {}, ignore)
         laid = game.tileset[turn.tile].canonical_rotation(turn.rotation)
         for score, (tile, rotation) in zip(scores, options, strict=True):
             if tile.id == turn.tile and rotation == laid:
-                now = score
-            if score > best.get(tile.id, (-np.inf, 0))[0]:
-                best[tile.id] = (score, rotation)
-        return now, best
+                looks.now = score
+            fitting = rotation in tile.rotations_fitting(fits)
+            for best in (looks.fitting, looks.anywhere) if fitting else (looks.anywhere,):
+                if score > best.get(tile.id, (-np.inf, 0))[0]:
+                    best[tile.id] = (score, rotation)
+        return looks
 
     def _figures(self, crop: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
         """The figures of each player's colour on a laid tile's crop, and the pixels they
