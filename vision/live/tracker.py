@@ -1260,16 +1260,16 @@ class Tracker:
             tile_a, tile_b = game.log[read[cell_a]].tile, game.log[read[cell_b]].tile
             if tile_a == tile_b:
                 continue
+            found: dict = {}  # move -> (fits the neighbours now, gain); the same move once
             for fitting in (True, False):
                 a, b = gain(cell_a, tile_b, fitting), gain(cell_b, tile_a, fitting)
                 if a is not None and b is not None and a[0] + b[0] >= self.config.review_margin:
-                    swaps[fitting].append((a[0] + b[0], ((cell_a, a[1]), (cell_b, b[1]))))
-                    break
-        moves = sorted(swaps[True], reverse=True)
+                    found.setdefault(((cell_a, a[1]), (cell_b, b[1])), (fitting, a[0] + b[0]))
+            for move, (fitting, total) in found.items():
+                swaps[fitting].append((total, move))
         locked = sorted(swaps[False], reverse=True)[: self.config.review_locked]
-        moves += sorted(
-            ((g + h, m + n) for (g, m), (h, n) in combinations(locked, 2)), reverse=True
-        )
+        pairs = [(g + h, m + n) for (g, m), (h, n) in combinations(locked, 2)]
+        moves = sorted(swaps[True] + pairs, reverse=True)  # the clearest first, either kind
         events = list(game.log)
         changes: dict[int, Turn] = {}
         for total, move in moves:

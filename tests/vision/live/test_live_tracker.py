@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from cameras import camera_view
 
-from meeplecam.engine import Discard, Game, Player, Turn, find_tileset
+from meeplecam.engine import Discard, Game, IllegalTurn, Player, Turn, find_tileset
 from meeplecam.vision.live.observations import Commit, Question, Warning
 from meeplecam.vision.live.rectify import Rectifier, Refit
 from meeplecam.vision.live.replay import compare, replay
@@ -497,26 +497,53 @@ def test_a_clear_lead_is_not_doubted_for_the_few_pixels_it_rests_on(drawn_game, 
     assert max(leads[Question]) < config.evidence_margin
 
 
-def test_two_tiles_read_as_each_others_types_are_swapped_back_at_the_end(drawn_game, drawn_frames):
-    """A misread takes a copy of another type, so a later tile of that type is misread in
-    turn: read over at the end of the recording, with all the table has taught, each looks
-    more like the other's type, and the two swap back (the bag's counts stay as they were)."""
+def _read_by_nobody(drawn_game, drawn_frames) -> Tracker:
+    """The drawn game replayed with nobody answering (each question's best option taken)."""
     game = _fresh(drawn_game)
     tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
     for frame in drawn_frames:
         for obs in tracker.feed(frame):
             game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
+    assert game.log == drawn_game.game.log
+    return tracker
+
+
+def _misread(read: list, index: int, tile: str, rotation: int):
+    return replace(read[index], tile=tile, rotation=rotation)
+
+
+def test_two_tiles_read_as_each_others_types_are_swapped_back_at_the_end(drawn_game, drawn_frames):
+    """A misread takes a copy of another type, so a later tile of that type is misread in
+    turn: read over at the end of the recording, with all the table has taught, each looks
+    more like the other's type, and the two swap back (the bag's counts stay as they were)."""
+    tracker = _read_by_nobody(drawn_game, drawn_frames)
+    game = tracker.game
     read = list(game.log)
-    assert read == drawn_game.game.log
     assert tracker.review() == {}  # read right: nothing to correct
     e, i = (next(k for k, t in enumerate(read) if t.tile == tile) for tile in ("E", "I"))
     fits = [
         game.tileset[other].rotations_fitting(game.board.required_sides(read[k].cell))[0]
         for k, other in ((e, "I"), (i, "E"))
     ]
-    misread = {
-        e: replace(read[e], tile="I", rotation=fits[0]),  # a city cap read with a second one
-        i: replace(read[i], tile="E", rotation=fits[1]),
-    }
-    game.replace_all(misread)
+    # a city cap read with a second one, and a tile with two read as a cap
+    game.replace_all({e: _misread(read, e, "I", fits[0]), i: _misread(read, i, "E", fits[1])})
     assert tracker.review() == {e: read[e], i: read[i]}
+
+
+def test_two_pairs_of_misreads_that_lock_each_other_are_read_again_together(
+    drawn_game, drawn_frames
+):
+    """A misread forces its neighbour's reading (a road it added goes on next door), so two
+    pairs of tiles read as each other's types can lock each other: each pair swapped back alone
+    breaks a side the other pair's misread made. They are read again together."""
+    tracker = _read_by_nobody(drawn_game, drawn_frames)
+    game = tracker.game
+    read = list(game.log)
+    first = {1: _misread(read, 1, "V", 270), 2: _misread(read, 2, "WI8", 180)}
+    second = {6: _misread(read, 6, "W", 0), 10: _misread(read, 10, "V", 0)}
+    assert [read[k].tile for k in (1, 2, 6, 10)] == ["WI8", "V", "V", "W"]
+    for alone in (first, second):  # either pair of misreads alone breaks a side
+        with pytest.raises(IllegalTurn):
+            game.replayed([alone.get(k, event) for k, event in enumerate(read)])
+    game.replace_all(first | second)
+    assert tracker.review() == {k: read[k] for k in (1, 2, 6, 10)}
