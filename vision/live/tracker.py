@@ -1236,6 +1236,30 @@ class Tracker:
             and self._visible(event.cell)
         }
         looks = {cell: self._looks_like(board, cell, game.log[i]) for cell, i in read.items()}
+        moves = self._review_moves(read, looks)
+        events = list(game.log)
+        changes: dict[int, Turn] = {}
+        for total, move in moves:
+            indices = [read[cell] for cell, _ in move]
+            if len(set(indices)) < len(indices) or any(i in changes for i in indices):
+                continue
+            trial = list(events)
+            for k, (index, (_, rotation)) in enumerate(zip(indices, move, strict=True)):
+                partner = indices[k ^ 1]  # the two of a swap are next to each other in a move
+                trial[index] = replace(events[index], tile=events[partner].tile, rotation=rotation)
+            try:
+                game.replayed(trial)
+            except IllegalTurn:
+                continue  # a follower's spot the other type does not have, a claimed feature
+            log.info("review: %s read again (%+.3f)", [trial[i].describe() for i in indices], total)
+            events = trial
+            changes.update({i: trial[i] for i in indices})
+        return changes
+
+    def _review_moves(self, read: dict, looks: dict) -> list[tuple[float, tuple]]:
+        """The swaps :meth:`review` tries, the clearest first: (gain, ((cell, rotation), ...)),
+        the two cells of a swap next to each other (the first to take the second's type)."""
+        game = self.game
 
         def gain(cell, tile_id: str, fitting: bool) -> tuple[float, int] | None:
             """How much more the tile at ``cell`` looks like ``tile_id`` (at a rotation its
@@ -1269,25 +1293,7 @@ class Tracker:
                 swaps[fitting].append((total, move))
         locked = sorted(swaps[False], reverse=True)[: self.config.review_locked]
         pairs = [(g + h, m + n) for (g, m), (h, n) in combinations(locked, 2)]
-        moves = sorted(swaps[True] + pairs, reverse=True)  # the clearest first, either kind
-        events = list(game.log)
-        changes: dict[int, Turn] = {}
-        for total, move in moves:
-            indices = [read[cell] for cell, _ in move]
-            if len(set(indices)) < len(indices) or any(i in changes for i in indices):
-                continue
-            trial = list(events)
-            for k, (index, (_, rotation)) in enumerate(zip(indices, move, strict=True)):
-                partner = indices[k ^ 1]  # the two of a swap are next to each other in a move
-                trial[index] = replace(events[index], tile=events[partner].tile, rotation=rotation)
-            try:
-                game.replayed(trial)
-            except IllegalTurn:
-                continue  # a follower's spot the other type does not have, a claimed feature
-            log.info("review: %s read again (%+.3f)", [trial[i].describe() for i in indices], total)
-            events = trial
-            changes.update({i: trial[i] for i in indices})
-        return changes
+        return sorted(swaps[True] + pairs, reverse=True)  # the clearest first, either kind
 
     def _looks_like(self, board: Board, cell, turn: Turn) -> Looks:
         """How well the tile at ``cell`` looks like ``turn``'s reading of it and like each type
