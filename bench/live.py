@@ -278,6 +278,7 @@ def bench_latency(
                 "amends": result.amends,
                 "warnings": len(result.warnings),
                 "reviewed": len(result.reviewed),
+                "review_s": round(result.review_s, 2),
             }
             lat = result.latencies
         for key in totals:

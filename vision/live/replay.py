@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -48,6 +49,7 @@ class ReplayResult:
     # turns corrected when the game was read over at its end (Tracker.review): index -> the
     # turn as read during play
     reviewed: dict[int, Turn] = field(default_factory=dict)
+    review_s: float = 0.0  # how long reading the game over took
     frames: int = 0
     latencies: list[float] = field(default_factory=list)
     asked: list[int] = field(default_factory=list)  # 0-based indices (in ``turns``) asked about
@@ -153,7 +155,9 @@ def replay(
                     on_observation(obs, tracker)
                 _handle(obs, game, result)
     if review:
+        started = time.perf_counter()
         corrections = tracker.review()
+        result.review_s = time.perf_counter() - started
         if corrections:
             result.reviewed = {index: game.log[index] for index in corrections}
             game.replace_all(corrections)  # the review kept the game legal
