@@ -37,6 +37,37 @@ def test_replay_command_prints_the_record(fixture_folder, capsys):
     assert record["scores"]["players"][0]["colour"] == "red"
 
 
+def test_replay_names_the_turns_it_corrected_when_it_read_the_game_over(
+    fixture_folder, drawn_game, monkeypatch, capsys
+):
+    """After the last frame replay reads the game over (Tracker.review) and applies what it
+    corrects, naming each turn; ``--no-review`` keeps the turns as read during play."""
+    from meeplecam.vision.live.tracker import Tracker
+
+    log = drawn_game.game.log
+    e, i = (next(k for k, t in enumerate(log) if t.tile == tile) for tile in ("E", "I"))
+
+    def swapped(tracker):  # the two read as each other's types (a legal swap in this game)
+        board = tracker.game.board
+        fits = [
+            tracker.game.tileset[other].rotations_fitting(board.required_sides(log[k].cell))[0]
+            for k, other in ((e, "I"), (i, "E"))
+        ]
+        return {
+            e: Turn("I", *log[e].cell, fits[0], log[e].meeple),
+            i: Turn("E", *log[i].cell, fits[1], log[i].meeple),
+        }
+
+    monkeypatch.setattr(Tracker, "review", swapped)
+    assert main(["replay", str(fixture_folder), "--players", "red,yellow"]) == 0
+    out = capsys.readouterr().out
+    assert "2 corrected at the end" in out
+    assert f"turn {e + 1} read over: I at " in out and "(was E)" in out
+    assert f"turn {i + 1} read over: E at " in out and "(was I)" in out
+    assert main(["replay", str(fixture_folder), "--players", "red,yellow", "--no-review"]) == 0
+    assert "corrected" not in capsys.readouterr().out
+
+
 def test_replay_of_one_photo_per_turn(drawn_game, tmp_path, capsys):
     """A folder with one settled photo per turn (no hands, no repeats) is read as stills."""
     stills = tmp_path / "stills"
