@@ -52,6 +52,22 @@ def _parser(p: argparse.ArgumentParser) -> None:
     p.set_defaults(handler=run)
 
 
+def _progress(result, stage: str) -> None:
+    """One line on the terminal, rewritten as the replay goes on (a long recording takes
+    minutes)."""
+    from meeplecam.engine import Turn
+
+    done = "\n" if stage == "done" else ""
+    turns = sum(isinstance(event, Turn) for event in result.game.log)
+    print(
+        f"\rreplay: {stage}, frame {result.frames}, {turns} turns, "
+        f"{result.questions} questions   {done}",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     from meeplecam.engine import IllegalStart, TileDefinitionError, TileSetError, load_tile_file
     from meeplecam.vision.errors import VisionError
@@ -76,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
             args.model,
             own,
             args.review,
+            _progress if sys.stderr.isatty() else None,
         )
     except (
         VisionError,

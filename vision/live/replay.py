@@ -123,11 +123,13 @@ def replay(
     colours: dict | None = None,
     reference=None,
     review: bool = True,
+    progress: Callable[[ReplayResult, str], None] | None = None,
 ) -> ReplayResult:
     """Run the tracker over frames, applying every commit (and the best option of every
     question) to ``game``, then, with ``review``, the corrections of reading the game over at
     its end (:meth:`Tracker.review`). ``reference``: the appearance model of the tiles, when
-    known.
+    known. ``progress(result, stage)`` is called about once a second while reading ("reading")
+    and once before the review ("reading over") and at the end ("done").
 
     Film (a source at camera rate: a webcam's recording) settles after ``motion.SETTLE_S`` of
     stillness, as live: a hand held still for two frames of 30 was read as a tile."""
@@ -147,6 +149,7 @@ def replay(
     )
     result = ReplayResult(game)
     repeat = config.motion.settle_frames + 1 if stills else 1
+    reported = time.monotonic()
     for frame in frames:
         for _ in range(repeat):
             result.frames += 1
@@ -154,7 +157,12 @@ def replay(
                 if on_observation is not None:
                     on_observation(obs, tracker)
                 _handle(obs, game, result)
+        if progress is not None and time.monotonic() - reported >= 1.0:
+            reported = time.monotonic()
+            progress(result, "reading")
     if review:
+        if progress is not None:
+            progress(result, "reading over")
         started = time.perf_counter()
         corrections = tracker.review()
         result.review_s = time.perf_counter() - started
@@ -163,6 +171,8 @@ def replay(
             game.replace_all(corrections)  # the review kept the game legal
     result.latencies = tracker.latencies
     _explain_silence(tracker, result)
+    if progress is not None:
+        progress(result, "done")
     return result
 
 
@@ -255,6 +265,7 @@ def run_replay(
     model: str | None = None,
     own_tiles: dict[str, TileType] | None = None,
     review: bool = True,
+    progress: Callable[[ReplayResult, str], None] | None = None,
 ) -> ReplayResult:
     """The live loop over a recording (see ``meeplecam replay``); ``own_tiles``: the player's
     tile file (types the set leaves to them, e.g. the Gingerbread Man tiles); ``review``: read
@@ -275,7 +286,17 @@ def run_replay(
     hook = _debug_writer(Path(debug)) if debug else None
     try:
         return replay(
-            frames, game, rectifier, config, stills, hook, locate, colours, reference, review
+            frames,
+            game,
+            rectifier,
+            config,
+            stills,
+            hook,
+            locate,
+            colours,
+            reference,
+            review,
+            progress,
         )
     finally:
         frames.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import cv2
@@ -66,6 +67,29 @@ def test_replay_names_the_turns_it_corrected_when_it_read_the_game_over(
     assert f"turn {i + 1} read over: E at " in out and "(was I)" in out
     assert main(["replay", str(fixture_folder), "--players", "red,yellow", "--no-review"]) == 0
     assert "corrected" not in capsys.readouterr().out
+
+
+def test_replay_reports_its_progress(drawn_game, drawn_frames):
+    """A long recording takes minutes: replay says how far it got as it goes, then that it
+    reads the game over, then that it is done."""
+    from meeplecam.vision.live.replay import replay
+
+    seen = []
+    clock = itertools.count(step=2)  # every look at the clock two seconds after the last
+    game = Game.start(drawn_game.game.tileset, drawn_game.game.players, drawn_game.game.options)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("meeplecam.vision.live.replay.time.monotonic", lambda: next(clock))
+        replay(
+            drawn_frames,
+            game,
+            Rectifier(drawn_game.grid_to_image),
+            progress=lambda result, stage: seen.append((stage, result.frames)),
+        )
+    stages = [stage for stage, _ in seen]
+    assert stages[-2:] == ["reading over", "done"]
+    assert set(stages[:-2]) == {"reading"} and len(stages) > 10
+    frames = [n for _, n in seen]
+    assert frames == sorted(frames) and frames[-1] == len(drawn_frames)
 
 
 def test_replay_of_one_photo_per_turn(drawn_game, tmp_path, capsys):
