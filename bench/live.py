@@ -131,20 +131,27 @@ def _replay_games(games_dir: str | None, count: int, find_table: bool = False):
         yield f"drawn-{100 + seed}", frames, game, Rectifier(dg.grid_to_image), dg.expected(), None
 
 
-def _knocked(frames, at: int, bump: tuple[float, float, float]):
-    """``frames`` with the camera knocked at frame ``at``: from there on every frame is turned
-    by ``bump[2]`` degrees about its centre and shifted by ``bump[:2]`` pixels (a camera turned
-    on its mount moves its picture by a homography; this is its in-plane part)."""
+def _changed_from(frames, at: int, change):
+    """``frames`` with every frame from ``at`` on passed through ``change``."""
+    for index, frame in enumerate(frames):
+        yield change(frame) if index >= at else frame
+
+
+def _knocked(bump: tuple[float, float, float]):
+    """The camera knocked: a frame turned by ``bump[2]`` degrees about its centre and shifted by
+    ``bump[:2]`` pixels (a camera turned on its mount moves its picture by a homography; this
+    is its in-plane part)."""
     import cv2
 
     dx, dy, degrees = bump
-    for index, frame in enumerate(frames):
-        if index >= at:
-            h, w = frame.shape[:2]
-            matrix = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
-            matrix[:, 2] += (dx, dy)
-            frame = cv2.warpAffine(frame, matrix, (w, h), borderMode=cv2.BORDER_REPLICATE)
-        yield frame
+
+    def knock(frame):
+        h, w = frame.shape[:2]
+        matrix = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+        matrix[:, 2] += (dx, dy)
+        return cv2.warpAffine(frame, matrix, (w, h), borderMode=cv2.BORDER_REPLICATE)
+
+    return knock
 
 
 def _phases(frames) -> list[str | None]:
@@ -176,12 +183,11 @@ def _knock_at(phases: list, count: int) -> int:
     return next((i for i in range(middle, len(phases)) if phases[i] == "holding"), middle)
 
 
-def _relit(frames, at: int, gains: tuple[float, float, float]):
-    """``frames`` with the light changed at frame ``at`` (a lamp switched, the curtains
-    drawn): from there on every frame's blue, green and red are scaled by ``gains``."""
+def _relit(gains: tuple[float, float, float]):
+    """The light changed (a lamp switched, the curtains drawn): a frame's blue, green and red
+    scaled by ``gains``."""
     scale = np.array(gains, np.float32)
-    for index, frame in enumerate(frames):
-        yield np.clip(frame * scale, 0, 255).astype(np.uint8) if index >= at else frame
+    return lambda frame: np.clip(frame * scale, 0, 255).astype(np.uint8)
 
 
 def _split(expected: dict, result) -> tuple[int, int]:
@@ -251,10 +257,11 @@ def bench_latency(
     for name, frames, game, rectifier, expected, palette in games:
         reference = _reference(model, game, palette)
         phases = _phases(frames) if bump or thinking or relight else []
+        at = _knock_at(phases, len(frames)) if bump or relight else 0
         if bump:
-            frames = _knocked(frames, _knock_at(phases, len(frames)), bump)
+            frames = _changed_from(frames, at, _knocked(bump))
         if relight:
-            frames = _relit(frames, _knock_at(phases, len(frames)), relight)
+            frames = _changed_from(frames, at, _relit(relight))
         if thinking:
             if not phases:
                 raise SystemExit("--thinking needs rendered games (--games DIR)")

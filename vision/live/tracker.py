@@ -791,12 +791,9 @@ class Tracker:
             game = self.game
             nxt = game.players[(game.current + 1) % len(game.players)].colour
 
-            def figure(cell, colour) -> bool:
-                crop = self.scorer.prepare(board.cell(*cell))
-                return bool(self.scorer.follower_mask(crop, colour)[0].any())
-
-            own = [c for c in first if figure(c, game.players[game.current].colour)]
-            theirs = [c for c in first if figure(c, nxt)]
+            masks = {c: self._figure_masks(self.scorer.prepare(board.cell(*c))) for c in first}
+            own = [c for c in first if masks[c][game.players[game.current].colour].any()]
+            theirs = [c for c in first if masks[c][nxt].any()]
 
             def laid_later(cell) -> tuple[bool, bool]:
                 return (len(own) == 1 and cell not in own, cell in theirs)
@@ -1323,9 +1320,13 @@ class Tracker:
     def _figures(self, crop: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
         """The figures of each player's colour on a laid tile's crop, and the pixels they
         hide from the tile's scoring (None without any)."""
-        masks = {p.colour: self.scorer.follower_mask(crop, p.colour)[0] for p in self.game.players}
+        masks = self._figure_masks(crop)
         figures = np.logical_or.reduce(list(masks.values()))
         return masks, self._guarded(figures) if figures.any() else None
+
+    def _figure_masks(self, crop: np.ndarray) -> dict[str, np.ndarray]:
+        """Where each player's colour shows a figure on a crop, by colour."""
+        return {p.colour: self.scorer.follower_mask(crop, p.colour)[0] for p in self.game.players}
 
     def _suspect(self, tile_id: str) -> str:
         """Which earlier turn probably used up the last copy of ``tile_id``: the copy on the
