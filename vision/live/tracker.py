@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from itertools import combinations
+from itertools import combinations, islice, product
 
 import numpy as np
 
@@ -136,10 +137,11 @@ class TrackerConfig:
     # such a tile's copy read earlier is read again as another tile when that costs its cell
     # less than the spent tile gains here, by at least this (see Tracker._repair)
     repair_margin: float = 0.02
-    # at the end of a recording, two tiles read as different types are swapped when each looks
-    # more like the other's, by this much together (see Tracker.review)
+    # at the end of a recording, tiles read as each other's types take them back when each
+    # looks more like its new type, by this much together (see Tracker.review)
     review_margin: float = 0.05
-    review_locked: int = 12  # swaps that fit only with another tried two at a time, at most
+    review_locked: int = 12  # exchanges refused alone tried two at a time, at most
+    review_rounds: int = 3  # deals, each without the types the last one's cells could not take
     bag_prior: float = 0.0  # weight of log(copies left) in an option's score (off: hurt)
     # taken from an option that would not move the Gingerbread Man when the figure was seen to
     # move (the icon is a few pixels, the figure a clear blob), and from one that would move it
@@ -186,10 +188,13 @@ class Changes:
 class Looks:
     """What a laid tile looks like, read over at the game's end (:meth:`Tracker.review`)."""
 
-    now: float  # the score of its reading
-    fitting: dict[str, tuple[float, int]]  # type -> best (score, rotation) its neighbours allow
-    anywhere: dict[str, tuple[float, int]]  # ... at any rotation
+    scores: dict[tuple[str, int], float]  # (type, rotation) -> score, every distinct rotation
     hidden: np.ndarray | None  # the crop pixels its figures hide
+
+    def score(self, tileset, turn: Turn) -> float:
+        """The score of ``turn``'s reading of the tile."""
+        tile = tileset[turn.tile]
+        return self.scores[(tile.id, tile.canonical_rotation(turn.rotation))]
 
 
 @dataclass
@@ -1209,15 +1214,22 @@ class Tracker:
 
     def review(self) -> dict[int, Turn]:
         """The game read over at its end (a recording's: ``replay``), with all the table has
-        taught since the early turns were read: a misread tile takes a copy of another type,
-        so a later tile of that type is misread in turn (the bag has none left), and the two
-        mistakes come as a pair of tiles read as each other's types. Of the tiles the camera
-        read, every two of different types that each look more like the other's type (or
-        cannot tell, a figure hiding all the two differ in), by ``review_margin`` together,
-        swap types (the bag's counts stay as they were), the clearest swap first, each cell
-        once, while the game stays legal. A misread also forces its neighbours' readings (a
-        road it added must go on next door), so two such pairs can lock each other: a swap
-        that fits only once the neighbours are read again is tried together with another.
+        taught since the early turns were read. A misread tile takes a copy of another type,
+        so a later tile of that type is misread in turn (the bag has none left): mistakes come
+        as tiles read as each other's types, two or a ring of several (M read Q, Q read R, R
+        read M), or as a chain that ends at a copy left in the bag (a tile never read).
+
+        Every tile the camera read is scored again as every type, and the types are dealt out
+        again to those cells (:meth:`_review_deal`): the deal that looks most like the table,
+        the tileset's copies each used once, where a cell takes another type only if it looks
+        more like it (or cannot tell, a figure hiding all the two differ in). The deal's
+        changes come apart into rings and chains (:meth:`_exchanges`); each that gains
+        ``review_margin`` at rotations its neighbours allow, with a follower on the likeliest
+        spot of its new tile, is applied while the game stays legal, the clearest first. A
+        misread also forces its neighbours' readings (a road it added must go on next door),
+        so two exchanges can lock each other: those refused alone are tried two at a time.
+        A type a cell could not take (no rotation fits, or the least gain of a refused
+        exchange) is then left out and the rest dealt again, ``review_rounds`` times at most.
         Returns the corrected turns by their index in the game's log."""
         board = self.anchor
         if board is None:
@@ -1232,90 +1244,261 @@ class Tracker:
             and board.contains(event.cell)
             and self._visible(event.cell)
         }
-        looks = {cell: self._looks_like(board, cell, game.log[i]) for cell, i in read.items()}
-        moves = self._review_moves(read, looks)
+        looks = {cell: self._looks_like(board, cell) for cell in read}
         events = list(game.log)
-        changes: dict[int, Turn] = {}
-        for total, move in moves:
-            indices = [read[cell] for cell, _ in move]
-            if len(set(indices)) < len(indices) or any(i in changes for i in indices):
-                continue
-            trial = list(events)
-            for k, (index, (_, rotation)) in enumerate(zip(indices, move, strict=True)):
-                partner = indices[k ^ 1]  # the two of a swap are next to each other in a move
-                trial[index] = replace(events[index], tile=events[partner].tile, rotation=rotation)
-            try:
-                game.replayed(trial)
-            except IllegalTurn:
-                continue  # a follower's spot the other type does not have, a claimed feature
-            log.info("review: %s read again (%+.3f)", [trial[i].describe() for i in indices], total)
-            events = trial
-            changes.update({i: trial[i] for i in indices})
-        return changes
+        barred: set = set()  # (cell, type) that cannot be dealt
+        for _ in range(self.config.review_rounds):
+            dealt = self._review_deal(read, looks, events, barred)
+            exchanges = self._exchanges(read, events, dealt)
+            log.debug("review: dealt %s", exchanges)
+            refused = []
+            for exchange in sorted(
+                exchanges, key=lambda e: -self._deal_gain(events, read, looks, e)
+            ):
+                trial = self._exchanged(events, read, looks, exchange, board)
+                if trial is None:
+                    refused.append(exchange)
+                else:
+                    events = trial
+            left = refused[: self.config.review_locked]
+            for first, second in combinations(left, 2):
+                if first in refused and second in refused:
+                    trial = self._exchanged(events, read, looks, first + second, board)
+                    if trial is not None:
+                        events = trial
+                        refused = [e for e in refused if e not in (first, second)]
+            blame = {self._culprit(events, read, looks, exchange) for exchange in refused}
+            if not blame - barred:
+                break
+            barred |= blame
+        return {i: event for i, event in enumerate(events) if event != game.log[i]}
 
-    def _review_moves(self, read: dict, looks: dict) -> list[tuple[float, tuple]]:
-        """The swaps :meth:`review` tries, the clearest first: (gain, ((cell, rotation), ...)),
-        the two cells of a swap next to each other (the first to take the second's type)."""
+    def _review_gain(self, look: Looks, turn: Turn, tile: TileType, rotation: int) -> float | None:
+        """How much more the tile read as ``turn`` looks like ``tile`` at ``rotation`` than its
+        reading: None when it looks less like it and the camera can see the difference."""
+        now = look.score(self.game.tileset, turn)
+        score = look.scores[(tile.id, rotation)]
+        if score > now:
+            return score - now
+        laid = (self.game.tileset[turn.tile], turn.rotation)
+        seen = self.scorer.visible_difference(laid, (tile, rotation), look.hidden)
+        return 0.0 if seen < self.config.min_evidence_px else None
+
+    def _best_rotation(self, look: Looks, tile: TileType) -> int:
+        return max(tile.distinct_rotations, key=lambda r: look.scores[(tile.id, r)])
+
+    def _review_deal(self, read: dict, looks: dict, events: list, barred: set) -> dict:
+        """The read cells' types dealt out again (a linear assignment of the tileset's copies,
+        those on the read cells and those left in the bag, to the cells): the most gain in all,
+        each cell keeping its type or taking one it looks more like at its best rotation (and
+        not ``barred``). Returns the cells whose type changes, with their new type."""
+        from scipy.optimize import linear_sum_assignment
+
         game = self.game
+        cells = list(read)
+        held = Counter(events[read[cell]].tile for cell in cells)
+        left = game.replayed(events).remaining
+        copies = [
+            tile_id
+            for tile_id in sorted(game.tileset.types)
+            for _ in range(held[tile_id] + left.get(tile_id, 0))
+        ]
+        columns: dict[str, list[int]] = {}
+        for column, tile_id in enumerate(copies):
+            columns.setdefault(tile_id, []).append(column)
+        gains = np.full((len(cells), len(copies)), -1e6)  # not dealt
+        for row, cell in enumerate(cells):
+            turn = events[read[cell]]
+            for tile_id, where in columns.items():
+                if tile_id == turn.tile:
+                    gains[row, where] = 0.0
+                    continue
+                if (cell, tile_id) in barred:
+                    continue
+                tile = game.tileset[tile_id]
+                rotation = self._best_rotation(looks[cell], tile)
+                gain = self._review_gain(looks[cell], turn, tile, rotation)
+                if gain is not None:
+                    gains[row, where] = gain - 1e-6  # a cell that cannot tell keeps its reading
+        rows, picked = linear_sum_assignment(gains, maximize=True)
+        return {
+            cells[row]: copies[column]
+            for row, column in zip(rows, picked, strict=True)
+            if copies[column] != events[read[cells[row]]].tile
+        }
 
-        def gain(cell, tile_id: str, fitting: bool) -> tuple[float, int] | None:
-            """How much more the tile at ``cell`` looks like ``tile_id`` (at a rotation its
-            neighbours allow, or at any) than what it was read as, and at which rotation."""
-            look = looks[cell]
-            like = look.fitting if fitting else look.anywhere
-            if tile_id not in like:
+    def _exchanges(self, read: dict, events: list, dealt: dict) -> list[tuple]:
+        """The deal's changes as exchanges of types, each a tuple of (cell, new type): a chain
+        that starts where a type goes back to the bag and follows each cell to one that gives
+        up the type it takes (ending at a copy the bag held), or a ring of cells that take
+        each other's types."""
+        old = {cell: events[read[cell]].tile for cell in dealt}
+        givers: dict[str, list] = {}
+        for cell in dealt:
+            givers.setdefault(old[cell], []).append(cell)
+        taken = Counter(dealt.values())
+        left = dict(dealt)
+
+        def walk(cell) -> tuple:
+            chain = []
+            while cell is not None:
+                chain.append((cell, left.pop(cell)))
+                cell = next((c for c in givers.get(chain[-1][1], ()) if c in left), None)
+            return tuple(chain)
+
+        heads = [c for c in dealt if len(givers[old[c]]) > taken[old[c]]]
+        exchanges = [walk(cell) for cell in heads if cell in left]
+        while left:
+            exchanges.append(walk(next(iter(left))))
+        return exchanges
+
+    def _deal_gain(self, events: list, read: dict, looks: dict, exchange) -> float:
+        """An exchange's gain with each cell at its new type's best rotation."""
+        return sum(self._gain_as(looks[c], events[read[c]], t) for c, t in exchange)
+
+    def _gain_as(self, look: Looks, turn: Turn, tile_id: str) -> float:
+        """How much more a tile read as ``turn`` looks like ``tile_id`` at its best rotation."""
+        tileset = self.game.tileset
+        best = self._best_rotation(look, tileset[tile_id])
+        return look.scores[(tile_id, best)] - look.score(tileset, turn)
+
+    def _culprit(self, events: list, read: dict, looks: dict, exchange) -> tuple:
+        """The (cell, type) of a refused exchange to deal no more: one that no rotation lets
+        fit the neighbours that stay, else the one that gains least."""
+        game = self.game
+        moving = {cell for cell, _ in exchange}
+        tiles = game.replayed(events).board.tiles
+        for cell, tile_id in exchange:
+            if not self._rotations_fitting(cell, game.tileset[tile_id], moving, tiles):
+                return cell, tile_id
+        return min(
+            exchange,
+            key=lambda e: (
+                looks[e[0]].scores[(e[1], self._best_rotation(looks[e[0]], game.tileset[e[1]]))]
+                - looks[e[0]].score(game.tileset, events[read[e[0]]])
+            ),
+        )
+
+    @staticmethod
+    def _rotations_fitting(cell, tile: TileType, moving, tiles: dict) -> tuple[int, ...]:
+        """The rotations of ``tile`` at ``cell`` that fit its neighbours on a board's ``tiles``,
+        but for those ``moving`` (read again)."""
+        pattern = "".join(
+            tiles[other].orientation.sides[(side + 2) % 4]
+            if other in tiles and other not in moving
+            else "."
+            for side, other in enumerate(_neighbours(cell))
+        )
+        return tile.rotations_fitting(pattern)
+
+    def _exchanged(self, events: list, read: dict, looks: dict, exchange, board: Board):
+        """``events`` with ``exchange`` applied, or None: each cell at the best rotation of its
+        new type that its neighbours (as the exchange leaves them) allow, its follower on the
+        likeliest spot of the new tile; refused unless every cell looks at least as much like
+        its new reading (or cannot tell), ``review_margin`` in all, and the game stays legal."""
+        game = self.game
+        tiles = game.replayed(events).board.tiles
+        rotation = self._exchange_rotations(exchange, looks, tiles)
+        if rotation is None:
+            return None
+        total = 0.0
+        for cell, tile_id in exchange:
+            turn = events[read[cell]]
+            gain = self._review_gain(looks[cell], turn, game.tileset[tile_id], rotation[cell])
+            if gain is None:
                 return None
-            score, rotation = like[tile_id]
-            if score > look.now:
-                return score - look.now, rotation
-            turn = game.log[read[cell]]
-            laid, other = (
-                (game.tileset[turn.tile], turn.rotation),
-                (game.tileset[tile_id], rotation),
+            total += gain
+        if total < self.config.review_margin:
+            return None
+        trial = list(events)
+        for cell, tile_id in exchange:
+            trial[read[cell]] = replace(events[read[cell]], tile=tile_id, rotation=rotation[cell])
+        try:
+            for index in sorted(read[cell] for cell, _ in exchange):
+                if trial[index].meeple is not None:
+                    trial[index] = self._follower_again(board, trial, index)
+            game.replayed(trial)
+        except IllegalTurn as exc:
+            log.debug("review: %s refused: %s", exchange, exc)
+            return None  # a claimed feature, a copy the bag no longer holds
+        log.info(
+            "review: %s read again (%+.3f)", [trial[read[c]].describe() for c, _ in exchange], total
+        )
+        return trial
+
+    def _exchange_rotations(self, exchange, looks: dict, tiles: dict) -> dict | None:
+        """The rotations of an exchange's cells, as their new types, that fit their neighbours
+        and each other (the exchange's cells may be neighbours) and look most like the table;
+        None if none fit."""
+        game = self.game
+        moving = {cell for cell, _ in exchange}
+        choices = [
+            sorted(
+                self._rotations_fitting(cell, game.tileset[tile_id], moving, tiles),
+                key=lambda r, c=cell, t=tile_id: -looks[c].scores[(t, r)],
             )
-            seen = self.scorer.visible_difference(laid, other, look.hidden)
-            return (0.0, rotation) if seen < self.config.min_evidence_px else None
-
-        swaps: dict[bool, list] = {True: [], False: []}  # fitting the neighbours, or not yet
-        for cell_a, cell_b in combinations(read, 2):
-            tile_a, tile_b = game.log[read[cell_a]].tile, game.log[read[cell_b]].tile
-            if tile_a == tile_b:
+            for cell, tile_id in exchange
+        ]
+        touching = [
+            (i, j, side)
+            for i, (a, _) in enumerate(exchange)
+            for j, (b, _) in enumerate(exchange)
+            for side, other in enumerate(_neighbours(a))
+            if other == b
+        ]
+        best, best_score = None, -np.inf
+        for combination in islice(product(*choices), 4096):
+            oriented = [
+                game.tileset[tile_id].oriented(r).sides
+                for (_, tile_id), r in zip(exchange, combination, strict=True)
+            ]
+            if any(oriented[i][side] != oriented[j][(side + 2) % 4] for i, j, side in touching):
                 continue
-            found: dict = {}  # move -> (fits the neighbours now, gain); the same move once
-            for fitting in (True, False):
-                a, b = gain(cell_a, tile_b, fitting), gain(cell_b, tile_a, fitting)
-                if a is not None and b is not None and a[0] + b[0] >= self.config.review_margin:
-                    found.setdefault(((cell_a, a[1]), (cell_b, b[1])), (fitting, a[0] + b[0]))
-            for move, (fitting, total) in found.items():
-                swaps[fitting].append((total, move))
-        locked = sorted(swaps[False], reverse=True)[: self.config.review_locked]
-        pairs = [(g + h, m + n) for (g, m), (h, n) in combinations(locked, 2)]
-        return sorted(swaps[True] + pairs, reverse=True)  # the clearest first, either kind
+            score = sum(
+                looks[cell].scores[(tile_id, r)]
+                for (cell, tile_id), r in zip(exchange, combination, strict=True)
+            )
+            if score > best_score:
+                best, best_score = combination, score
+        if best is None:
+            return None
+        return {cell: r for (cell, _), r in zip(exchange, best, strict=True)}
 
-    def _looks_like(self, board: Board, cell, turn: Turn) -> Looks:
-        """How well the tile at ``cell`` looks like ``turn``'s reading of it and like each type
-        at its best rotation, one its neighbours allow and any."""
+    def _follower_again(self, board: Board, events: list, index: int) -> Turn:
+        """Turn ``index`` of ``events``, read as another tile, with its follower on the
+        likeliest spot of that tile (a spot's name means another segment on another tile), if
+        the figure still stands there; raises IllegalTurn when the tile has no free spot."""
+        turn = events[index]
+        whole = board.cell(*turn.cell)
+        crop = self.scorer.prepare(whole)
+        colour = self.game.players[self.game.results[index].player].colour
+        figure = self._figure_masks(crop)[colour]
+        if not figure.any():
+            return turn  # scored and returned: the name is all there is to go by
+        foot = self.scorer.figure_core(crop, colour, figure)
+        before = self.game.replayed(events[:index])
+        tile = self.game.tileset[turn.tile]
+        spots = self._turns_for(tile, turn.rotation, turn.cell, foot, game=before)
+        if spots[0].meeple is None:
+            raise IllegalTurn(f"no free spot for the follower on {turn.describe()}")
+        return replace(turn, meeple=spots[0].meeple)
+
+    def _looks_like(self, board: Board, cell) -> Looks:
+        """How well the tile at ``cell`` looks like each type at each of its rotations."""
         game = self.game
         whole = board.cell(*cell)
         crop = self.scorer.prepare(whole)
         _, ignore = self._figures(crop)
-        fits = game.board.required_sides(cell)
         options = [
             (tile, rotation)
             for tile in game.tileset.types.values()
             for rotation in tile.distinct_rotations
         ]
         scores = self.scorer.score(crop, options, ignore, whole)
-        looks = Looks(-np.inf, {}, {}, ignore)
-        laid = game.tileset[turn.tile].canonical_rotation(turn.rotation)
-        for score, (tile, rotation) in zip(scores, options, strict=True):
-            if tile.id == turn.tile and rotation == laid:
-                looks.now = score
-            fitting = rotation in tile.rotations_fitting(fits)
-            for best in (looks.fitting, looks.anywhere) if fitting else (looks.anywhere,):
-                if score > best.get(tile.id, (-np.inf, 0))[0]:
-                    best[tile.id] = (score, rotation)
-        return looks
+        return Looks(
+            {(tile.id, r): score for score, (tile, r) in zip(scores, options, strict=True)},
+            ignore,
+        )
 
     def _figures(self, crop: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
         """The figures of each player's colour on a laid tile's crop, and the pixels they

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from itertools import combinations
 
 import numpy as np
 import pytest
@@ -547,3 +548,51 @@ def test_two_pairs_of_misreads_that_lock_each_other_are_read_again_together(
             game.replayed([alone.get(k, event) for k, event in enumerate(read)])
     game.replace_all(first | second)
     assert tracker.review() == {k: read[k] for k in (1, 2, 6, 10)}
+
+
+def _fitting_misreads(game, read: list, misreads: dict[int, str]) -> dict:
+    """Turns of ``read`` (by index) read as other types (``misreads``), each at the first
+    rotation its neighbours allow, or None if one has none or the game would be illegal."""
+    events = dict(enumerate(read))
+    for index, tile_id in misreads.items():
+        if read[index].meeple is not None:
+            return None
+        fits = game.tileset[tile_id].rotations_fitting(game.board.required_sides(read[index].cell))
+        if not fits:
+            return None
+        events[index] = _misread(read, index, tile_id, fits[0])
+    try:
+        game.replayed(list(events.values()))
+    except IllegalTurn:
+        return None
+    return {index: events[index] for index in misreads}
+
+
+def test_a_ring_of_tiles_read_as_each_others_types_is_read_again(drawn_game, drawn_frames):
+    """Three tiles read as each other's types (the first as the second's, the second as the
+    third's, the third as the first's): no two of them swap back, but dealing the types out
+    again over all the read tiles gives each its own."""
+    tracker = _read_by_nobody(drawn_game, drawn_frames)
+    game = tracker.game
+    read = list(game.log)
+    rings = (
+        _fitting_misreads(game, read, {a: read[b].tile, b: read[c].tile, c: read[a].tile})
+        for a, b, c in combinations(range(len(read)), 3)
+        if len({read[a].tile, read[b].tile, read[c].tile}) == 3
+    )
+    ring = next(r for r in rings if r)
+    game.replace_all(ring)
+    assert tracker.review() == {k: read[k] for k in ring}
+
+
+def test_a_tile_read_as_another_type_takes_its_own_back_from_the_bag(drawn_game, drawn_frames):
+    """A tile read as a type it does not look like, its own type's copy still in the bag (a
+    chain of misreads ends where a tile was never read): read over, it takes its type back."""
+    tracker = _read_by_nobody(drawn_game, drawn_frames)
+    game = tracker.game
+    read = list(game.log)
+    index = next(k for k, t in enumerate(read) if t.tile == "K")  # a road bend and a city cap
+    misread = _fitting_misreads(game, read, {index: "V"})  # a road bend alone
+    game.replace_all(misread)
+    assert game.remaining["K"] > 0
+    assert tracker.review() == {index: read[index]}
