@@ -230,6 +230,12 @@ class Game:
             events[index] = event
         self._restore(events)
 
+    def rewrite(self, events: Iterable[Event]) -> None:
+        """Replace the whole log with ``events`` (turns corrected, a turn that was missed put
+        in where it was played) and replay it. Raises IllegalTurn, leaving the game unchanged,
+        if the new log is not legal."""
+        self._restore(list(events))
+
     def replayed(self, events: Iterable[Event]) -> Game:
         """A new game from this one's start (tile set, players, options, start tile) with
         ``events`` applied in order instead of its log; raises IllegalTurn if one is illegal."""

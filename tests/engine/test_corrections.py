@@ -40,3 +40,15 @@ def test_corrections_the_rules_refuse_leave_the_game_as_it_was():
     assert [(e.tile, e.rotation) for e in game.log] == [("Q", 90), ("R", 90)]
     with pytest.raises(IndexError, match="no turn 3"):
         game.replace_all({2: Turn("R", 1, 0, 0)})
+
+
+def test_a_missed_turn_is_put_in_where_it_was_played():
+    """A turn nobody recorded goes back in its place: the turns after it pass to the next
+    player, and a tile the bag no longer holds is refused with the game left as it was."""
+    game = _two_twins_laid()
+    game.rewrite([game.log[0], Turn("E", 0, 1, 180), game.log[1]])
+    assert [e.tile for e in game.log] == ["Q", "E", "R"]
+    assert [r.player for r in game.results] == [0, 1, 0]
+    with pytest.raises(IllegalTurn):
+        game.rewrite([*game.log, Turn("Q", 0, -3, 0)])  # the only Q is on the table
+    assert [e.tile for e in game.log] == ["Q", "E", "R"]

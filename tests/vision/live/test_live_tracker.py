@@ -11,6 +11,7 @@ import pytest
 from cameras import camera_view
 
 from meeplecam.engine import Discard, Game, IllegalTurn, Player, Turn, find_tileset
+from meeplecam.engine import hints as engine_hints
 from meeplecam.vision.live.observations import Commit, Question, Warning
 from meeplecam.vision.live.rectify import Rectifier, Refit
 from meeplecam.vision.live.replay import compare, replay
@@ -520,7 +521,7 @@ def test_two_tiles_read_as_each_others_types_are_swapped_back_at_the_end(drawn_g
     tracker = _read_by_nobody(drawn_game, drawn_frames)
     game = tracker.game
     read = list(game.log)
-    assert tracker.review() == {}  # read right: nothing to correct
+    assert tracker.review() == read  # read right: nothing to correct
     e, i = (next(k for k, t in enumerate(read) if t.tile == tile) for tile in ("E", "I"))
     fits = [
         game.tileset[other].rotations_fitting(game.board.required_sides(read[k].cell))[0]
@@ -528,7 +529,7 @@ def test_two_tiles_read_as_each_others_types_are_swapped_back_at_the_end(drawn_g
     ]
     # a city cap read with a second one, and a tile with two read as a cap
     game.replace_all({e: _misread(read, e, "I", fits[0]), i: _misread(read, i, "E", fits[1])})
-    assert tracker.review() == {e: read[e], i: read[i]}
+    assert tracker.review() == read
 
 
 def test_two_pairs_of_misreads_that_lock_each_other_are_read_again_together(
@@ -547,7 +548,7 @@ def test_two_pairs_of_misreads_that_lock_each_other_are_read_again_together(
         with pytest.raises(IllegalTurn):
             game.replayed([alone.get(k, event) for k, event in enumerate(read)])
     game.replace_all(first | second)
-    assert tracker.review() == {k: read[k] for k in (1, 2, 6, 10)}
+    assert tracker.review() == read
 
 
 def _fitting_misreads(game, read: list, misreads: dict[int, str]) -> dict:
@@ -582,7 +583,7 @@ def test_a_ring_of_tiles_read_as_each_others_types_is_read_again(drawn_game, dra
     )
     ring = next(r for r in rings if r)
     game.replace_all(ring)
-    assert tracker.review() == {k: read[k] for k in ring}
+    assert tracker.review() == read
 
 
 def test_a_tile_read_as_another_type_takes_its_own_back_from_the_bag(drawn_game, drawn_frames):
@@ -595,4 +596,62 @@ def test_a_tile_read_as_another_type_takes_its_own_back_from_the_bag(drawn_game,
     misread = _fitting_misreads(game, read, {index: "V"})  # a road bend alone
     game.replace_all(misread)
     assert game.remaining["K"] > 0
-    assert tracker.review() == {index: read[index]}
+    assert tracker.review() == read
+
+
+def test_a_figure_standing_on_a_tile_read_without_one_is_put_back_at_the_end(
+    drawn_game, drawn_frames
+):
+    """A follower the decode missed still stands on its tile at the end of the recording: read
+    over, the turn gets it back, on the spot it stands on."""
+    tracker = _read_by_nobody(drawn_game, drawn_frames)
+    game = tracker.game
+    read = list(game.log)
+    standing = {f.cell for f in game.board.followers()}
+    index = next(k for k, t in enumerate(read) if t.meeple and t.cell in standing)
+    game.replace_all({index: replace(read[index], meeple=None)})
+    assert tracker.review() == read
+
+
+def test_a_follower_where_no_figure_shows_is_taken_off_at_the_end(drawn_game, drawn_frames):
+    """A follower read where none was laid (a red roof taken for a monk): at the end of the
+    recording no figure of its colour shows on the tile, so the turn is read without it."""
+    tracker = _read_by_nobody(drawn_game, drawn_frames)
+    game = tracker.game
+    read = list(game.log)
+    index, phantom = next((k, t) for k in range(len(read)) if (t := _with_follower(game, read, k)))
+    game.replace_all({index: phantom})
+    assert tracker.review() == read
+
+
+def _with_follower(game, read: list, index: int) -> Turn | None:
+    """Turn ``index`` of ``read``, laid without a follower, with one on its first free spot
+    (None if it had one, or has no free spot)."""
+    turn = read[index]
+    if turn.meeple is not None:
+        return None
+    spots = engine_hints.follower_spots(game.replayed(read[:index]), turn)
+    if not spots:
+        return None
+    changed = replace(turn, meeple=spots[0].at)
+    try:
+        game.replayed([*read[:index], changed, *read[index + 1 :]])
+    except IllegalTurn:
+        return None
+    return changed
+
+
+def test_a_tile_never_read_is_put_in_where_it_was_laid(drawn_game, drawn_frames):
+    """An earlier tile misread as an I took the bag's last I, so the I laid last could not be
+    read (nothing left in the bag could be it). Read over at the end, the earlier tile takes
+    its own type back and the I's turn is put in where it was played."""
+    tracker = _read_by_nobody(drawn_game, drawn_frames)
+    game = tracker.game
+    read = list(game.log)
+    last = len(read) - 1
+    assert read[last].tile == "I" and game.remaining["I"] == 1
+    misreads = (_fitting_misreads(game, read[:last], {k: "I"}) for k in range(last))
+    misread = next(m for m in misreads if m)
+    game.rewrite([misread.get(k, event) for k, event in enumerate(read[:last])])
+    tracker.unread[read[last].cell] = last
+    assert tracker.review() == read
