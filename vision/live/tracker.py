@@ -1276,6 +1276,16 @@ class Tracker:
             )
         }
         looks = {cell: self._looks_like(board, cell) for cell in read}
+        # the tiles read first, then with the gaps: a gap that cannot be filled (its
+        # neighbours still misread) would hold back the exchange that holds it
+        read_only = {c: i for c, i in read.items() if not isinstance(events[i], _Gap)}
+        for cells in (read_only, read) if len(read_only) < len(read) else (read_only,):
+            events = self._deal_rounds(events, cells, looks, board)
+        events = self._figures_again(events, read, board)
+        return [e for e in events if not isinstance(e, _Gap)]
+
+    def _deal_rounds(self, events: list, read: dict, looks: dict, board: Board) -> list:
+        """``events`` with the types of ``read``'s cells dealt out again (see :meth:`review`)."""
         barred: set = set()  # (cell, type) that cannot be dealt
         for _ in range(self.config.review_rounds):
             dealt = self._review_deal(read, looks, events, barred)
@@ -1301,8 +1311,7 @@ class Tracker:
             if not blame - barred:
                 break
             barred |= blame
-        events = self._figures_again(events, read, board)
-        return [e for e in events if not isinstance(e, _Gap)]
+        return events
 
     def _figures_again(self, events: list, read: dict, board: Board) -> list:
         """``events`` with the followers the last settled view disagrees with read again: a
@@ -1408,7 +1417,10 @@ class Tracker:
                 rotation = self._best_rotation(looks[cell], tile)
                 gain = self._review_gain(looks[cell], turn, tile, rotation)
                 if gain is not None:
-                    gains[row, where] = gain - 1e-6  # a cell that cannot tell keeps its reading
+                    # a cell that cannot tell keeps its reading; of two that cannot, the one
+                    # read less surely changes
+                    sure = min(self.certainty.get(cell, 0.0), 1.0)  # one option: inf
+                    gains[row, where] = gain - 1e-6 * (1 + sure)
         rows, picked = linear_sum_assignment(gains, maximize=True)
         return {
             cells[row]: copies[column]
