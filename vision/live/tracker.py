@@ -949,7 +949,7 @@ class Tracker:
                 if repair is not None:
                     return self._read_again(board, cell, *repair)
                 text += f"; it looks like {tile.id} turned {r}: {self._suspect(tile.id)}"
-            self.unread[cell] = len(game.log)
+            self.unread.setdefault(cell, len(game.log))
             return Warning(text, picture)
         follower, ignore = self.follower_on(crop)
         colour = game.players[game.current].colour
@@ -1228,7 +1228,7 @@ class Tracker:
                 return Amend(index, turn, self._crop_picture(board, cell)), amended
         return None
 
-    def review(self) -> dict[int, Turn]:
+    def review(self) -> list[Turn | Discard]:
         """The game read over at its end (a recording's: ``replay``), with all the table has
         taught since the early turns were read. A misread tile takes a copy of another type,
         so a later tile of that type is misread in turn (the bag has none left): mistakes come
@@ -1248,7 +1248,9 @@ class Tracker:
         exchange) is then left out and the rest dealt again, ``review_rounds`` times at most.
         A tile that was never read (nothing left in the bag could be it) takes part too, as a
         cell that must take a type: when a copy comes free, its turn is put in where it was
-        played. Returns the game's log read over (the log itself when nothing changed).
+        played. Last the followers are checked against the figures the table shows
+        (:meth:`_figures_again`). Returns the game's log read over (equal to the log when
+        nothing changed).
         """
         board = self.anchor
         game = self.game
@@ -1322,16 +1324,16 @@ class Tracker:
         cleared the table for the final scoring)."""
         game = self.game
         final = game.replayed(_played(events))
-        standing = {(f.cell, f.player) for f in final.board.followers()}
+        standing = {f.cell for f in final.board.followers()}  # only a tile's turn lays there
         seen: dict = {}  # cell -> (crop, the laid player's colour, mask)
         for cell, index in read.items():
             crop = self.scorer.prepare(board.cell(*cell))
             colour = game.players[self._player_at(events, index)].colour
             mask, _ = self.scorer.follower_mask(crop, colour)
             seen[cell] = (crop, colour, mask)
-        claimed = [c for c, i in read.items() if (c, self._player_at(events, i)) in standing]
+        claimed = [cell for cell in standing if cell in seen]
         shown = sum(1 for cell in claimed if seen[cell][2].any())
-        clear = len(claimed) == 0 or shown >= self.config.review_figures_shown * len(claimed)
+        clear = shown >= self.config.review_figures_shown * len(claimed)
         for cell, index in sorted(read.items(), key=lambda item: item[1]):
             turn = events[index]
             crop, colour, mask = seen[cell]
@@ -1347,7 +1349,7 @@ class Tracker:
                 spots = self._turns_for(tile, turn.rotation, cell, foot, game=before)
                 changed = replace(turn, meeple=spots[0].meeple)
             elif turn.meeple is not None and clear and not mask.any():
-                if (cell, self._player_at(events, index)) not in standing:
+                if cell not in standing:
                     continue  # scored and returned: gone as it should be
                 changed = replace(turn, meeple=None)
             else:
