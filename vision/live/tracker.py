@@ -1289,8 +1289,11 @@ class Tracker:
     def _deal_rounds(self, events: list, read: dict, looks: dict, board: Board) -> list:
         """``events`` with the types of ``read``'s cells dealt out again (see :meth:`review`)."""
         barred: set = set()  # (cell, type) that cannot be dealt
+        # cells that may take a type they look less like, next to an exchange that fits no
+        # rotation without them (a misread's neighbour read to fit it), two exchanges together
+        yielding: set = set()
         for _ in range(self.config.review_rounds):
-            dealt = self._review_deal(read, looks, events, barred)
+            dealt = self._review_deal(read, looks, events, barred, yielding)
             exchanges = self._exchanges(read, events, dealt)
             log.debug("review: dealt %s", exchanges)
             refused = []
@@ -1305,14 +1308,25 @@ class Tracker:
             left = refused[: self.config.review_locked]
             for first, second in combinations(left, 2):
                 if first in refused and second in refused:
-                    trial = self._exchanged(events, read, looks, first + second, board)
+                    both = first + second
+                    cells = {cell for cell, _ in both}
+                    near = {c for c in cells & yielding if cells & set(_neighbours(c))}
+                    trial = self._exchanged(events, read, looks, both, board, near)
                     if trial is not None:
                         events = trial
                         refused = [e for e in refused if e not in (first, second)]
-            blame = {self._culprit(events, read, looks, exchange) for exchange in refused}
-            if not blame - barred:
+            blame, more = set(), set()
+            for exchange in refused:
+                cell, tile_id, fits = self._culprit(events, read, looks, exchange)
+                around = {c for c in _neighbours(cell) if c in read} - yielding
+                if not fits and around:
+                    more |= around
+                else:
+                    blame.add((cell, tile_id))
+            if not blame - barred and not more:
                 break
             barred |= blame
+            yielding |= more
         return events
 
     def _figures_again(self, events: list, read: dict, board: Board) -> list:
@@ -1386,11 +1400,14 @@ class Tracker:
     def _best_rotation(self, look: Looks, tile: TileType) -> int:
         return max(tile.distinct_rotations, key=lambda r: look.scores[(tile.id, r)])
 
-    def _review_deal(self, read: dict, looks: dict, events: list, barred: set) -> dict:
+    def _review_deal(
+        self, read: dict, looks: dict, events: list, barred: set, yielding: set
+    ) -> dict:
         """The read cells' types dealt out again (a linear assignment of the tileset's copies,
         those on the read cells and those left in the bag, to the cells): the most gain in all,
         each cell keeping its type or taking one it looks more like at its best rotation (and
-        not ``barred``). Returns the cells whose type changes, with their new type."""
+        not ``barred``; one ``yielding`` may take any). Returns the cells whose type changes,
+        with their new type."""
         from scipy.optimize import linear_sum_assignment
 
         game = self.game
@@ -1418,6 +1435,8 @@ class Tracker:
                 tile = game.tileset[tile_id]
                 rotation = self._best_rotation(looks[cell], tile)
                 gain = self._review_gain(looks[cell], turn, tile, rotation)
+                if gain is None and cell in yielding:
+                    gain = self._gain_as(looks[cell], turn, tile_id)
                 if gain is not None:
                     # a cell that cannot tell keeps its reading; of two that cannot, the one
                     # read less surely changes
@@ -1466,21 +1485,18 @@ class Tracker:
         return look.scores[(tile_id, best)] - look.score(tileset, turn)
 
     def _culprit(self, events: list, read: dict, looks: dict, exchange) -> tuple:
-        """The (cell, type) of a refused exchange to deal no more: one that no rotation lets
-        fit the neighbours that stay, else the one that gains least."""
+        """Why an exchange was refused: (cell, type, False) for a cell that no rotation lets
+        fit the neighbours that stay, else (cell, type, True) for the one that gains least."""
         game = self.game
         moving = {cell for cell, _ in exchange}
         tiles = game.replayed(_played(events)).board.tiles
         for cell, tile_id in exchange:
             if not self._rotations_fitting(cell, game.tileset[tile_id], moving, tiles):
-                return cell, tile_id
-        return min(
-            exchange,
-            key=lambda e: (
-                looks[e[0]].scores[(e[1], self._best_rotation(looks[e[0]], game.tileset[e[1]]))]
-                - looks[e[0]].score(game.tileset, events[read[e[0]]])
-            ),
+                return cell, tile_id, False
+        cell, tile_id = min(
+            exchange, key=lambda e: self._gain_as(looks[e[0]], events[read[e[0]]], e[1])
         )
+        return cell, tile_id, True
 
     @staticmethod
     def _rotations_fitting(cell, tile: TileType, moving, tiles: dict) -> tuple[int, ...]:
@@ -1494,11 +1510,14 @@ class Tracker:
         )
         return tile.rotations_fitting(pattern)
 
-    def _exchanged(self, events: list, read: dict, looks: dict, exchange, board: Board):
+    def _exchanged(
+        self, events: list, read: dict, looks: dict, exchange, board: Board, yielding=frozenset()
+    ):
         """``events`` with ``exchange`` applied, or None: each cell at the best rotation of its
         new type that its neighbours (as the exchange leaves them) allow, its follower on the
         likeliest spot of the new tile; refused unless every cell looks at least as much like
-        its new reading (or cannot tell), ``review_margin`` in all, and the game stays legal."""
+        its new reading (or cannot tell; or is ``yielding``), ``review_margin`` in all, and the
+        game stays legal."""
         game = self.game
         tiles = game.replayed(_played(events)).board.tiles
         rotation = self._exchange_rotations(exchange, looks, tiles)
@@ -1508,6 +1527,10 @@ class Tracker:
         for cell, tile_id in exchange:
             turn = events[read[cell]]
             gain = self._review_gain(looks[cell], turn, game.tileset[tile_id], rotation[cell])
+            if gain is None and cell in yielding:
+                gain = looks[cell].scores[(tile_id, rotation[cell])] - looks[cell].score(
+                    game.tileset, turn
+                )
             if gain is None:
                 return None
             total += gain
