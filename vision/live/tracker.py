@@ -141,7 +141,7 @@ class TrackerConfig:
     # looks more like its new type, by this much together (see Tracker.review)
     review_margin: float = 0.05
     review_locked: int = 12  # exchanges refused alone tried two at a time, at most
-    review_rounds: int = 3  # deals, each without the types the last one's cells could not take
+    review_rounds: int = 5  # deals, each without the types the last one's cells could not take
     # ... and a figure on a tile read without one is a follower when it covers this part of
     # the crop (a red roof read as a figure: 3 %; figures at the end of 5 copy games: 4-21 %),
     # a follower where no figure shows is none while this part of the game's followers show
