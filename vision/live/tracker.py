@@ -1244,8 +1244,10 @@ class Tracker:
         spot of its new tile, is applied while the game stays legal, the clearest first. A
         misread also forces its neighbours' readings (a road it added must go on next door),
         so two exchanges can lock each other: those refused alone are tried two at a time.
-        A type a cell could not take (no rotation fits, or the least gain of a refused
-        exchange) is then left out and the rest dealt again, ``review_rounds`` times at most.
+        The neighbours of a cell no rotation lets fit may then yield (take a type they look a
+        little less like, only together with the exchange beside them); otherwise the type a
+        cell could not take (no rotation fits, or the least gain of a refused exchange) is
+        left out, and the rest dealt again, ``review_rounds`` times at most.
         A tile that was never read (nothing left in the bag could be it) takes part too, as a
         cell that must take a type: when a copy comes free, its turn is put in where it was
         played. Last the followers are checked against the figures the table shows
