@@ -1285,7 +1285,6 @@ class Tracker:
         read_only = {c: i for c, i in read.items() if not isinstance(events[i], _Gap)}
         for cells in (read_only, read) if len(read_only) < len(read) else (read_only,):
             events = self._deal_rounds(events, cells, looks, board)
-        events = self._rotations_again(events, read_only, looks, board)
         events = self._figures_again(events, read, board)
         return [e for e in events if not isinstance(e, _Gap)]
 
@@ -1330,29 +1329,6 @@ class Tracker:
                 break
             barred |= blame
             yielding |= more
-        return events
-
-    def _rotations_again(self, events: list, read: dict, looks: dict, board: Board) -> list:
-        """``events`` with the tiles that look more like their type at another rotation (by
-        ``review_margin``) turned, neighbours together (a misread turn forces the next
-        tile's), where the rules allow."""
-        turned = {
-            cell
-            for cell, index in read.items()
-            if self._gain_as(looks[cell], events[index], events[index].tile)
-            >= self.config.review_margin
-        }
-        while turned:
-            group, grow = set(), [turned.pop()]
-            while grow:  # the turned tiles that touch, together
-                cell = grow.pop()
-                group.add(cell)
-                grow += [c for c in _neighbours(cell) if c in turned]
-                turned -= set(grow)
-            exchange = tuple((cell, events[read[cell]].tile) for cell in sorted(group))
-            trial = self._exchanged(events, read, looks, exchange, board)
-            if trial is not None:
-                events = trial
         return events
 
     def _figures_again(self, events: list, read: dict, board: Board) -> list:
@@ -1453,8 +1429,8 @@ class Tracker:
         for row, cell in enumerate(cells):
             turn = events[read[cell]]
             for tile_id, where in columns.items():
-                if tile_id == getattr(turn, "tile", None):  # kept, at its best rotation
-                    gains[row, where] = max(0.0, self._gain_as(looks[cell], turn, tile_id))
+                if tile_id == getattr(turn, "tile", None):
+                    gains[row, where] = 0.0
                     continue
                 if (cell, tile_id) in barred:
                     continue

@@ -655,31 +655,3 @@ def test_a_tile_never_read_is_put_in_where_it_was_laid(drawn_game, drawn_frames)
     game.rewrite([misread.get(k, event) for k, event in enumerate(read[:last])])
     tracker.unread[read[last].cell] = last
     assert tracker.review() == read
-
-
-def test_a_tile_read_at_the_wrong_rotation_is_turned_at_the_end(drawn_game, drawn_frames):
-    """A tile read with the right type at a rotation its neighbours also allow, but that it
-    does not look like: read over, it is turned back, its follower on the spot it stands on."""
-    tracker = _read_by_nobody(drawn_game, drawn_frames)
-    game = tracker.game
-    read = list(game.log)
-
-    def turned(index: int) -> Turn | None:
-        turn, tile = read[index], game.tileset[read[index].tile]
-        others = [
-            r
-            for r in tile.rotations_fitting(game.board.required_sides(turn.cell))
-            if r != tile.canonical_rotation(turn.rotation)
-        ]
-        if not others:
-            return None
-        changed = replace(turn, rotation=others[0])  # the follower's spot kept by name
-        try:
-            game.replayed([*read[:index], changed, *read[index + 1 :]])
-        except IllegalTurn:
-            return None
-        return changed
-
-    index, misread = next((k, t) for k in range(len(read)) if (t := turned(k)))
-    game.replace_all({index: misread})
-    assert tracker.review() == read
