@@ -1541,11 +1541,12 @@ class Tracker:
             return None  # a gap is filled with the likeliest tile the rules allow, at any gain
         trial = list(events)
         for cell, tile_id in exchange:
-            trial[read[cell]] = Turn(tile_id, *cell, rotation[cell])
-            if isinstance(events[read[cell]], Turn):
-                trial[read[cell]] = replace(
-                    events[read[cell]], tile=tile_id, rotation=rotation[cell]
-                )
+            was = events[read[cell]]
+            trial[read[cell]] = (
+                replace(was, tile=tile_id, rotation=rotation[cell])
+                if isinstance(was, Turn)
+                else Turn(tile_id, *cell, rotation[cell])  # a tile never read, put in
+            )
         try:
             for index in sorted(read[cell] for cell, _ in exchange):
                 if trial[index].meeple is not None:
