@@ -260,6 +260,9 @@ class Tracker:
         # the view the baseline was last taken from: where the grid is known right, for
         # following a camera that moved (_follow_camera)
         self.anchor: Board | None = None
+        # the last settled view that showed the table as the game has it: what the game is
+        # read over on at the end (review), not a view taken as it is after a tile went
+        self.game_view: Board | None = None
         # Lab map from the camera's light now to the light the table was learned under, once
         # the light changed (_follow_light)
         self.light: np.ndarray | None = None
@@ -420,7 +423,7 @@ class Tracker:
                 # one new tile on the frontier is still this turn's tile: read it, or every
                 # later turn would be one behind the table
                 keep = changes.new_tiles if len(changes.new_tiles) == 1 else []
-                self._set_baseline(board, keep=keep)
+                self._set_baseline(board, keep=keep, as_played=False)
                 if not keep:
                     return S.WATCHING
                 changes.new_tiles = keep
@@ -633,8 +636,13 @@ class Tracker:
             seen[cell] = rectifier.visible(cell)
         return seen[cell]
 
-    def _set_baseline(self, board: Board, keep=()) -> None:
+    def _set_baseline(self, board: Board, keep=(), as_played: bool = True) -> None:
+        """``board`` (the settled view) becomes what later views are compared with; unless
+        it was taken as it is after an unexplained change (``as_played`` False: a tile gone,
+        the players packing up), it is also the view the game is read over on at the end."""
         self.anchor = board
+        if as_played:
+            self.game_view = board
         for cell in board.cells():
             if cell not in keep and cell not in self.queued:
                 self.baseline[cell] = self._look(board, cell)
@@ -1254,7 +1262,7 @@ class Tracker:
         (:meth:`_figures_again`). Returns the game's log read over (equal to the log when
         nothing changed).
         """
-        board = self.anchor
+        board = self.game_view
         game = self.game
         if board is None:
             return list(game.log)

@@ -655,3 +655,21 @@ def test_a_tile_never_read_is_put_in_where_it_was_laid(drawn_game, drawn_frames)
     game.rewrite([misread.get(k, event) for k, event in enumerate(read[:last])])
     tracker.unread[read[last].cell] = last
     assert tracker.review() == read
+
+
+def test_a_table_packed_up_at_the_end_is_not_read_over(drawn_game, drawn_frames):
+    """The recording runs on while the players pack up: tiles go, the tracker warns, and in
+    the end takes the table as it is. The game is read over on the last view that showed it
+    whole, so nothing is corrected."""
+    tracker = _read_by_nobody(drawn_game, drawn_frames)
+    read = list(tracker.game.log)
+    canvas = drawn_game.canvas.copy()
+    drawn_game.lay(canvas, tracker.game.start_turn)
+    for turn in read[:-3]:  # the last three tiles back in the box
+        drawn_game.lay(canvas, turn)
+    packed, hand = drawn_game.photo(canvas), drawn_game.photo(canvas, (600, 300))
+    out = []
+    for _ in range(tracker.config.warning_patience + 2):
+        out += _feed(tracker, [hand, packed, packed, packed])
+    assert any("taking the table as it is" in o.text for o in out)
+    assert tracker.review() == read
