@@ -1364,14 +1364,12 @@ class Tracker:
             if isinstance(turn, _Gap):
                 continue  # never read
             if turn.meeple is None and mask.mean() >= self.config.review_figure_area:
-                foot = self.scorer.figure_core(crop, colour, mask)
                 try:
-                    before = game.replayed(_played(events[:index]))
+                    changed = replace(
+                        turn, meeple=self._spot_seen(events, index, crop, colour, mask)
+                    )
                 except IllegalTurn:
                     continue
-                tile = game.tileset[turn.tile]
-                spots = self._turns_for(tile, turn.rotation, cell, foot, game=before)
-                changed = replace(turn, meeple=spots[0].meeple)
             elif turn.meeple is not None and clear and not mask.any():
                 if cell not in standing:
                     continue  # scored and returned: gone as it should be
@@ -1396,12 +1394,15 @@ class Tracker:
         laid = sum(1 for event in events[:index] if not isinstance(event, Discard))
         return laid % len(self.game.players)
 
-    def _review_gain(self, look: Looks, turn: Turn, tile: TileType, rotation: int) -> float | None:
+    def _review_gain(
+        self, look: Looks, turn: Turn, tile: TileType, rotation: int, yielding: bool = False
+    ) -> float | None:
         """How much more the tile read as ``turn`` looks like ``tile`` at ``rotation`` than its
-        reading: None when it looks less like it and the camera can see the difference."""
+        reading: None when it looks less like it and the camera can see the difference (unless
+        it is ``yielding``, or a tile never read)."""
         now = look.score(self.game.tileset, turn)
         score = look.scores[(tile.id, rotation)]
-        if score > now or isinstance(turn, _Gap):
+        if score > now or yielding or isinstance(turn, _Gap):
             return score - now
         laid = (self.game.tileset[turn.tile], turn.rotation)
         seen = self.scorer.visible_difference(laid, (tile, rotation), look.hidden)
@@ -1444,9 +1445,7 @@ class Tracker:
                     continue
                 tile = game.tileset[tile_id]
                 rotation = self._best_rotation(looks[cell], tile)
-                gain = self._review_gain(looks[cell], turn, tile, rotation)
-                if gain is None and cell in yielding:
-                    gain = self._gain_as(looks[cell], turn, tile_id)
+                gain = self._review_gain(looks[cell], turn, tile, rotation, cell in yielding)
                 if gain is not None:
                     # a cell that cannot tell keeps its reading; of two that cannot, the one
                     # read less surely changes
@@ -1536,11 +1535,8 @@ class Tracker:
         total = 0.0
         for cell, tile_id in exchange:
             turn = events[read[cell]]
-            gain = self._review_gain(looks[cell], turn, game.tileset[tile_id], rotation[cell])
-            if gain is None and cell in yielding:
-                gain = looks[cell].scores[(tile_id, rotation[cell])] - looks[cell].score(
-                    game.tileset, turn
-                )
+            tile = game.tileset[tile_id]
+            gain = self._review_gain(looks[cell], turn, tile, rotation[cell], cell in yielding)
             if gain is None:
                 return None
             total += gain
@@ -1617,13 +1613,20 @@ class Tracker:
         figure = self._figure_masks(crop)[colour]
         if not figure.any():
             return turn  # scored and returned: the name is all there is to go by
+        spot = self._spot_seen(events, index, crop, colour, figure)
+        if spot is None:
+            raise IllegalTurn(index + 1, turn, "no free spot for its follower")
+        return replace(turn, meeple=spot)
+
+    def _spot_seen(self, events: list, index: int, crop, colour: str, figure) -> str | None:
+        """The likeliest free spot, on the tile turn ``index`` of ``events`` reads, for the
+        ``figure`` of ``colour`` on its crop (None: none is free); raises IllegalTurn when the
+        turns before it are not legal."""
+        turn = events[index]
         foot = self.scorer.figure_core(crop, colour, figure)
         before = self.game.replayed(_played(events[:index]))
         tile = self.game.tileset[turn.tile]
-        spots = self._turns_for(tile, turn.rotation, turn.cell, foot, game=before)
-        if spots[0].meeple is None:
-            raise IllegalTurn(f"no free spot for the follower on {turn.describe()}")
-        return replace(turn, meeple=spots[0].meeple)
+        return self._turns_for(tile, turn.rotation, turn.cell, foot, game=before)[0].meeple
 
     def _looks_like(self, board: Board, cell) -> Looks:
         """How well the tile at ``cell`` looks like each type at each of its rotations."""
