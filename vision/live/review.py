@@ -1,0 +1,470 @@
+"""Reading a game over at its end (a recording's, or the live page's when the game ends).
+
+A misread tile takes a copy of another type, so a later tile of that type is misread in turn
+(the bag has none left): by the end, mistakes come as tiles read as each other's types, two or a
+ring of several, or as a chain that ends at a copy left in the bag (a tile never read). The
+:class:`Review` scores every tile the camera read as every type on the last view that showed the
+game, deals the tileset's copies out again to the cells, and applies each change the engine
+accepts; then it checks the followers against the figures that view shows. It reads the
+tracker (its scorer, how surely each cell was read, the tiles it saw and could not read) and
+never changes it or the game: :meth:`Review.read_over` returns a log, which the caller applies
+with ``Game.rewrite``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass, replace
+from itertools import combinations, islice, product
+
+import numpy as np
+
+from meeplecam.engine import Discard, Game, IllegalTurn, TileType, Turn
+
+from .rectify import Board
+from .tracker import _neighbours
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Looks:
+    """What a laid tile looks like, read over at the game's end."""
+
+    scores: dict[tuple[str, int], float]  # (type, rotation) -> score, every distinct rotation
+    hidden: np.ndarray | None  # the crop pixels its figures hide
+
+    def score(self, tileset, turn: Turn | _Gap) -> float:
+        """The score of ``turn``'s reading of the tile (a tile never read: its best)."""
+        if isinstance(turn, _Gap):
+            return max(self.scores.values())
+        tile = tileset[turn.tile]
+        return self.scores[(tile.id, tile.canonical_rotation(turn.rotation))]
+
+
+@dataclass(frozen=True)
+class _Gap:
+    """Where a tile that was never read belongs in the log, while the game is read over."""
+
+    cell: tuple[int, int]
+
+
+def _played(events: list) -> list:
+    """A log being read over without its gaps (the tiles never read)."""
+    return [event for event in events if not isinstance(event, _Gap)]
+
+
+class Review:
+    """One reading over of ``game`` (usually ``tracker.game``, or a copy of it) by ``tracker``."""
+
+    def __init__(self, tracker, game: Game):
+        self.tracker = tracker
+        self.game = game
+        self.config = tracker.config
+        self.scorer = tracker.scorer
+
+    def read_over(self) -> list[Turn | Discard]:
+        """The game's log read over (equal to it when nothing changed).
+
+        Every tile the camera read is scored again as every type, and the types are dealt out
+        again to those cells (:meth:`_deal`): the deal that looks most like the table,
+        the tileset's copies each used once, where a cell takes another type only if it looks
+        more like it (or cannot tell, a figure hiding all the two differ in). The deal's
+        changes come apart into rings and chains (:meth:`_exchanges`); each that gains
+        ``review_margin`` at rotations its neighbours allow, with a follower on the likeliest
+        spot of its new tile, is applied while the game stays legal, the clearest first. A
+        misread also forces its neighbours' readings (a road it added must go on next door),
+        so two exchanges can lock each other: those refused alone are tried two at a time.
+        The neighbours of a cell no rotation lets fit may then yield (take a type they look a
+        little less like, only together with the exchange beside them); otherwise the type a
+        cell could not take (no rotation fits, or the least gain of a refused exchange) is
+        left out, and the rest dealt again, ``review_rounds`` times at most.
+        A tile that was never read (nothing left in the bag could be it) takes part too, as a
+        cell that must take a type: when a copy comes free, its turn is put in where it was
+        played. Last the followers are checked against the figures the table shows
+        (:meth:`_figures_again`).
+        """
+        board = self.tracker.game_view
+        game = self.game
+        if board is None:
+            return list(game.log)
+        # the log with a gap where each tile never read was laid
+        missed = sorted(
+            (at, cell)
+            for cell, at in self.tracker.unread.items()
+            if cell not in game.board.tiles and board.contains(cell) and self.tracker._visible(cell)
+        )
+        events: list = list(game.log)
+        for at, cell in reversed(missed):
+            events.insert(at, _Gap(cell))
+        read = {
+            event.cell: index
+            for index, event in enumerate(events)
+            if isinstance(event, _Gap)
+            or (
+                isinstance(event, Turn)
+                and event.cell in self.tracker.certainty
+                and event.gingerbread is None
+                and board.contains(event.cell)
+                and self.tracker._visible(event.cell)
+            )
+        }
+        looks = {cell: self._looks_like(board, cell) for cell in read}
+        # the tiles read first, then with the gaps: a gap that cannot be filled (its
+        # neighbours still misread) would hold back the exchange that holds it
+        read_only = {c: i for c, i in read.items() if not isinstance(events[i], _Gap)}
+        for cells in (read_only, read) if len(read_only) < len(read) else (read_only,):
+            events = self._deal_rounds(events, cells, looks, board)
+        events = self._figures_again(events, read, board)
+        return [e for e in events if not isinstance(e, _Gap)]
+
+    def _deal_rounds(self, events: list, read: dict, looks: dict, board: Board) -> list:
+        """``events`` with the types of ``read``'s cells dealt out again (see :meth:`review`)."""
+        barred: set = set()  # (cell, type) that cannot be dealt
+        # cells that may take a type they look less like, next to an exchange that fits no
+        # rotation without them (a misread's neighbour read to fit it), two exchanges together
+        yielding: set = set()
+        for _ in range(self.config.review_rounds):
+            dealt = self._deal(read, looks, events, barred, yielding)
+            exchanges = self._exchanges(read, events, dealt)
+            log.debug("review: dealt %s", exchanges)
+            refused = []
+            for exchange in sorted(
+                exchanges, key=lambda e: -self._deal_gain(events, read, looks, e)
+            ):
+                trial = self._exchanged(events, read, looks, exchange, board)
+                if trial is None:
+                    refused.append(exchange)
+                else:
+                    events = trial
+            left = refused[: self.config.review_locked]
+            for first, second in combinations(left, 2):
+                if first in refused and second in refused:
+                    both = first + second
+                    cells = {cell for cell, _ in both}
+                    near = {c for c in cells & yielding if cells & set(_neighbours(c))}
+                    trial = self._exchanged(events, read, looks, both, board, near)
+                    if trial is not None:
+                        events = trial
+                        refused = [e for e in refused if e not in (first, second)]
+            blame, more = set(), set()
+            for exchange in refused:
+                cell, tile_id, fits = self._culprit(events, read, looks, exchange)
+                around = {c for c in _neighbours(cell) if c in read} - yielding
+                if not fits and around:
+                    more |= around
+                else:
+                    blame.add((cell, tile_id))
+            if not blame - barred and not more:
+                break
+            barred |= blame
+            yielding |= more
+        return events
+
+    def _figures_again(self, events: list, read: dict, board: Board) -> list:
+        """``events`` with the followers the last settled view disagrees with read again: a
+        figure of the player's colour clearly standing on a tile read without one (a figure
+        the decode missed) is put on its likeliest legal spot; a follower the game still has
+        on a tile where no figure of its colour shows is taken off (a red cloister roof read
+        as a monk), unless many figures the game has on the board are gone (the players
+        cleared the table for the final scoring)."""
+        game = self.game
+        final = game.replayed(_played(events))
+        standing = {f.cell for f in final.board.followers()}  # only a tile's turn lays there
+        seen: dict = {}  # cell -> (crop, the laid player's colour, mask)
+        for cell, index in read.items():
+            crop = self.scorer.prepare(board.cell(*cell))
+            colour = game.players[self._player_at(events, index)].colour
+            mask, _ = self.scorer.follower_mask(crop, colour)
+            seen[cell] = (crop, colour, mask)
+        claimed = [cell for cell in standing if cell in seen]
+        shown = sum(1 for cell in claimed if seen[cell][2].any())
+        clear = shown >= self.config.review_figures_shown * len(claimed)
+        for cell, index in sorted(read.items(), key=lambda item: item[1]):
+            turn = events[index]
+            crop, colour, mask = seen[cell]
+            if isinstance(turn, _Gap):
+                continue  # never read
+            if turn.meeple is None and mask.mean() >= self.config.review_figure_area:
+                try:
+                    changed = replace(
+                        turn, meeple=self._spot_seen(events, index, crop, colour, mask)
+                    )
+                except IllegalTurn:
+                    continue
+            elif turn.meeple is not None and clear and not mask.any():
+                if cell not in standing:
+                    continue  # scored and returned: gone as it should be
+                changed = replace(turn, meeple=None)
+            else:
+                continue
+            if changed == turn:
+                continue
+            trial = [*events[:index], changed, *events[index + 1 :]]
+            try:
+                game.replayed(_played(trial))
+            except IllegalTurn:
+                continue
+            log.info(
+                "review: %s follower %s (was %s)", changed.describe(), changed.meeple, turn.meeple
+            )
+            events = trial
+        return events
+
+    def _player_at(self, events: list, index: int) -> int:
+        """Whose turn event ``index`` of a log being read over is (a discard keeps the turn)."""
+        laid = sum(1 for event in events[:index] if not isinstance(event, Discard))
+        return laid % len(self.game.players)
+
+    def _gain(
+        self, look: Looks, turn: Turn, tile: TileType, rotation: int, yielding: bool = False
+    ) -> float | None:
+        """How much more the tile read as ``turn`` looks like ``tile`` at ``rotation`` than its
+        reading: None when it looks less like it and the camera can see the difference (unless
+        it is ``yielding``, or a tile never read)."""
+        now = look.score(self.game.tileset, turn)
+        score = look.scores[(tile.id, rotation)]
+        if score > now or yielding or isinstance(turn, _Gap):
+            return score - now
+        laid = (self.game.tileset[turn.tile], turn.rotation)
+        seen = self.scorer.visible_difference(laid, (tile, rotation), look.hidden)
+        return 0.0 if seen < self.config.min_evidence_px else None
+
+    def _best_rotation(self, look: Looks, tile: TileType) -> int:
+        return max(tile.distinct_rotations, key=lambda r: look.scores[(tile.id, r)])
+
+    def _deal(self, read: dict, looks: dict, events: list, barred: set, yielding: set) -> dict:
+        """The read cells' types dealt out again (a linear assignment of the tileset's copies,
+        those on the read cells and those left in the bag, to the cells): the most gain in all,
+        each cell keeping its type or taking one it looks more like at its best rotation (and
+        not ``barred``; one ``yielding`` may take any). Returns the cells whose type changes,
+        with their new type."""
+        from scipy.optimize import linear_sum_assignment
+
+        game = self.game
+        cells = list(read)
+        gaps = {cell for cell in cells if isinstance(events[read[cell]], _Gap)}
+        held = Counter(events[read[cell]].tile for cell in cells if cell not in gaps)
+        left = game.replayed(_played(events)).remaining
+        copies = [
+            tile_id
+            for tile_id in sorted(game.tileset.types)
+            for _ in range(held[tile_id] + left.get(tile_id, 0))
+        ]
+        columns: dict[str, list[int]] = {}
+        for column, tile_id in enumerate(copies):
+            columns.setdefault(tile_id, []).append(column)
+        gains = np.full((len(cells), len(copies)), -1e6)  # not dealt
+        for row, cell in enumerate(cells):
+            turn = events[read[cell]]
+            for tile_id, where in columns.items():
+                if tile_id == getattr(turn, "tile", None):
+                    gains[row, where] = 0.0
+                    continue
+                if (cell, tile_id) in barred:
+                    continue
+                tile = game.tileset[tile_id]
+                rotation = self._best_rotation(looks[cell], tile)
+                gain = self._gain(looks[cell], turn, tile, rotation, cell in yielding)
+                if gain is not None:
+                    # a cell that cannot tell keeps its reading; of two that cannot, the one
+                    # read less surely changes
+                    sure = min(self.tracker.certainty.get(cell, 0.0), 1.0)  # one option: inf
+                    gains[row, where] = gain - 1e-6 * (1 + sure)
+        rows, picked = linear_sum_assignment(gains, maximize=True)
+        return {
+            cells[row]: copies[column]
+            for row, column in zip(rows, picked, strict=True)
+            if copies[column] != getattr(events[read[cells[row]]], "tile", None)
+        }
+
+    def _exchanges(self, read: dict, events: list, dealt: dict) -> list[tuple]:
+        """The deal's changes as exchanges of types, each a tuple of (cell, new type): a chain
+        that starts where a type goes back to the bag and follows each cell to one that gives
+        up the type it takes (ending at a copy the bag held), or a ring of cells that take
+        each other's types."""
+        old = {cell: getattr(events[read[cell]], "tile", None) for cell in dealt}
+        givers: dict[str, list] = {}
+        for cell in dealt:
+            givers.setdefault(old[cell], []).append(cell)
+        taken = Counter(dealt.values())
+        left = dict(dealt)
+
+        def walk(cell) -> tuple:
+            chain = []
+            while cell is not None:
+                chain.append((cell, left.pop(cell)))
+                cell = next((c for c in givers.get(chain[-1][1], ()) if c in left), None)
+            return tuple(chain)
+
+        heads = [c for c in dealt if len(givers[old[c]]) > taken[old[c]]]
+        exchanges = [walk(cell) for cell in heads if cell in left]
+        while left:
+            exchanges.append(walk(next(iter(left))))
+        return exchanges
+
+    def _deal_gain(self, events: list, read: dict, looks: dict, exchange) -> float:
+        """An exchange's gain with each cell at its new type's best rotation."""
+        return sum(self._gain_as(looks[c], events[read[c]], t) for c, t in exchange)
+
+    def _gain_as(self, look: Looks, turn: Turn, tile_id: str) -> float:
+        """How much more a tile read as ``turn`` looks like ``tile_id`` at its best rotation."""
+        tileset = self.game.tileset
+        best = self._best_rotation(look, tileset[tile_id])
+        return look.scores[(tile_id, best)] - look.score(tileset, turn)
+
+    def _culprit(self, events: list, read: dict, looks: dict, exchange) -> tuple:
+        """Why an exchange was refused: (cell, type, False) for a cell that no rotation lets
+        fit the neighbours that stay, else (cell, type, True) for the one that gains least."""
+        game = self.game
+        moving = {cell for cell, _ in exchange}
+        tiles = game.replayed(_played(events)).board.tiles
+        for cell, tile_id in exchange:
+            if not self._rotations_fitting(cell, game.tileset[tile_id], moving, tiles):
+                return cell, tile_id, False
+        cell, tile_id = min(
+            exchange, key=lambda e: self._gain_as(looks[e[0]], events[read[e[0]]], e[1])
+        )
+        return cell, tile_id, True
+
+    @staticmethod
+    def _rotations_fitting(cell, tile: TileType, moving, tiles: dict) -> tuple[int, ...]:
+        """The rotations of ``tile`` at ``cell`` that fit its neighbours on a board's ``tiles``,
+        but for those ``moving`` (read again)."""
+        pattern = "".join(
+            tiles[other].orientation.sides[(side + 2) % 4]
+            if other in tiles and other not in moving
+            else "."
+            for side, other in enumerate(_neighbours(cell))
+        )
+        return tile.rotations_fitting(pattern)
+
+    def _exchanged(
+        self, events: list, read: dict, looks: dict, exchange, board: Board, yielding=frozenset()
+    ):
+        """``events`` with ``exchange`` applied, or None: each cell at the best rotation of its
+        new type that its neighbours (as the exchange leaves them) allow, its follower on the
+        likeliest spot of the new tile; refused unless every cell looks at least as much like
+        its new reading (or cannot tell; or is ``yielding``), ``review_margin`` in all, and the
+        game stays legal."""
+        game = self.game
+        tiles = game.replayed(_played(events)).board.tiles
+        rotation = self._exchange_rotations(exchange, looks, tiles)
+        if rotation is None:
+            return None
+        total = 0.0
+        for cell, tile_id in exchange:
+            turn = events[read[cell]]
+            tile = game.tileset[tile_id]
+            gain = self._gain(looks[cell], turn, tile, rotation[cell], cell in yielding)
+            if gain is None:
+                return None
+            total += gain
+        fills = any(isinstance(events[read[cell]], _Gap) for cell, _ in exchange)
+        if not fills and total < self.config.review_margin:
+            return None  # a gap is filled with the likeliest tile the rules allow, at any gain
+        trial = list(events)
+        for cell, tile_id in exchange:
+            was = events[read[cell]]
+            trial[read[cell]] = (
+                replace(was, tile=tile_id, rotation=rotation[cell])
+                if isinstance(was, Turn)
+                else Turn(tile_id, *cell, rotation[cell])  # a tile never read, put in
+            )
+        try:
+            for index in sorted(read[cell] for cell, _ in exchange):
+                if trial[index].meeple is not None:
+                    trial[index] = self._follower_again(board, trial, index)
+            game.replayed(_played(trial))
+        except IllegalTurn as exc:
+            log.debug("review: %s refused: %s", exchange, exc)
+            return None  # a claimed feature, a copy the bag no longer holds
+        log.info(
+            "review: %s read again (%+.3f)", [trial[read[c]].describe() for c, _ in exchange], total
+        )
+        return trial
+
+    def _exchange_rotations(self, exchange, looks: dict, tiles: dict) -> dict | None:
+        """The rotations of an exchange's cells, as their new types, that fit their neighbours
+        and each other (the exchange's cells may be neighbours) and look most like the table;
+        None if none fit."""
+        game = self.game
+        moving = {cell for cell, _ in exchange}
+        choices = [
+            sorted(
+                self._rotations_fitting(cell, game.tileset[tile_id], moving, tiles),
+                key=lambda r, c=cell, t=tile_id: -looks[c].scores[(t, r)],
+            )
+            for cell, tile_id in exchange
+        ]
+        touching = [
+            (i, j, side)
+            for i, (a, _) in enumerate(exchange)
+            for j, (b, _) in enumerate(exchange)
+            for side, other in enumerate(_neighbours(a))
+            if other == b
+        ]
+        best, best_score = None, -np.inf
+        for combination in islice(product(*choices), 4096):
+            oriented = [
+                game.tileset[tile_id].oriented(r).sides
+                for (_, tile_id), r in zip(exchange, combination, strict=True)
+            ]
+            if any(oriented[i][side] != oriented[j][(side + 2) % 4] for i, j, side in touching):
+                continue
+            score = sum(
+                looks[cell].scores[(tile_id, r)]
+                for (cell, tile_id), r in zip(exchange, combination, strict=True)
+            )
+            if score > best_score:
+                best, best_score = combination, score
+        if best is None:
+            return None
+        return {cell: r for (cell, _), r in zip(exchange, best, strict=True)}
+
+    def _follower_again(self, board: Board, events: list, index: int) -> Turn:
+        """Turn ``index`` of ``events``, read as another tile, with its follower on the
+        likeliest spot of that tile (a spot's name means another segment on another tile), if
+        the figure still stands there; raises IllegalTurn when the tile has no free spot."""
+        turn = events[index]
+        whole = board.cell(*turn.cell)
+        crop = self.scorer.prepare(whole)
+        colour = self.game.players[self._player_at(events, index)].colour
+        figure = self.tracker._figure_masks(crop)[colour]
+        if not figure.any():
+            return turn  # scored and returned: the name is all there is to go by
+        spot = self._spot_seen(events, index, crop, colour, figure)
+        if spot is None:
+            raise IllegalTurn(index + 1, turn, "no free spot for its follower")
+        return replace(turn, meeple=spot)
+
+    def _spot_seen(self, events: list, index: int, crop, colour: str, figure) -> str | None:
+        """The likeliest free spot, on the tile turn ``index`` of ``events`` reads, for the
+        ``figure`` of ``colour`` on its crop (None: none is free); raises IllegalTurn when the
+        turns before it are not legal."""
+        turn = events[index]
+        foot = self.scorer.figure_core(crop, colour, figure)
+        before = self.game.replayed(_played(events[:index]))
+        tile = self.game.tileset[turn.tile]
+        return self.tracker._turns_for(tile, turn.rotation, turn.cell, foot, game=before)[0].meeple
+
+    def _looks_like(self, board: Board, cell) -> Looks:
+        """How well the tile at ``cell`` looks like each type at each of its rotations."""
+        game = self.game
+        whole = board.cell(*cell)
+        crop = self.scorer.prepare(whole)
+        _, ignore = self.tracker._figures(crop)
+        options = [
+            (tile, rotation)
+            for tile in game.tileset.types.values()
+            for rotation in tile.distinct_rotations
+        ]
+        scores = self.scorer.score(crop, options, ignore, whole)
+        return Looks(
+            {(tile.id, r): score for score, (tile, r) in zip(scores, options, strict=True)},
+            ignore,
+        )
+
+
+__all__ = ["Looks", "Review"]
