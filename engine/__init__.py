@@ -10,6 +10,7 @@ Pure Python: no OpenCV, no Flask, no I/O beyond its own tile data and game recor
 """
 
 from .board import Board, Bounds, Follower, IllegalPlacement
+from .corrections import Correction, corrections
 from .game import Discard, Event, Game, IllegalStart, IllegalTurn, Player, Spot, Turn
 from .record import (
     RecordError,
@@ -32,6 +33,7 @@ __all__ = [
     "TILESET_NAMES",
     "Board",
     "Bounds",
+    "Correction",
     "Discard",
     "Event",
     "FarmScoring",
@@ -50,6 +52,7 @@ __all__ = [
     "TileSetError",
     "TileType",
     "Turn",
+    "corrections",
     "find_tileset",
     "format_report",
     "laps",

@@ -382,6 +382,16 @@ def create_app(config: Mapping[str, Any]) -> Flask:
         game_session.dismiss(qid)
         return done("dismissed")
 
+    @app.post("/api/read-over/<int:rid>/take")
+    def take_read_over(rid: int):
+        game_session.take_read_over(rid)
+        return done("corrected as read over")
+
+    @app.post("/api/read-over/<int:rid>/keep")
+    def keep_as_played(rid: int):
+        game_session.keep_as_played(rid)
+        return done("kept as played")
+
     @app.post("/api/turns")
     def add_turn():
         data = payload()

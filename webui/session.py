@@ -19,6 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from meeplecam.engine import (
+    Correction,
     Discard,
     Game,
     IllegalTurn,
@@ -26,6 +27,7 @@ from meeplecam.engine import (
     Player,
     RecordError,
     Turn,
+    corrections,
     find_tileset,
     hints,
     load_record,
@@ -59,6 +61,19 @@ class Question:
     crop: bytes | None = None  # JPEG
     text: str = ""
     asked: float = field(default_factory=time.time)
+
+
+@dataclass
+class ReadOver:
+    """The camera read the finished game over (``Tracker.review``): the log it proposes and
+    what that changes, read from ``based_on`` (stale once the game is no longer that log). The
+    players take it or keep the game as they played it."""
+
+    id: int
+    based_on: list[Event]
+    log: list[Event]
+    changes: list[Correction]
+    totals: list[int]  # each player's score (final scoring included) if it is taken
 
 
 @dataclass
@@ -118,6 +133,7 @@ class GameSession:
         self.questions: dict[int, Question] = {}
         self.notices: deque[Notice] = deque(maxlen=30)
         self.drawn_tile: str | None = None
+        self.read_over: ReadOver | None = None
         self.version = 0
         self.committed = clock()
         self.fragments: Callable[[dict], dict] | None = None  # set by the app: state -> HTML parts
@@ -190,6 +206,27 @@ class GameSession:
             self.notices.append(Notice(next(self._ids), text, "warning", encode_image(image)))
             self._changed(save=False)
 
+    def propose_read_over(self, based_on: Sequence[Event], log: Sequence[Event]) -> int | None:
+        """The camera read the finished game (whose log was ``based_on``) over as ``log``: kept
+        for the players to take or leave when it changes a turn and the game is still as it
+        was read; returns its id. Raises IllegalTurn (nothing kept) if ``log`` is not legal."""
+        with self.lock:
+            if list(based_on) != self.game.log:
+                return None  # corrected meanwhile: the players' word stands
+            changes = corrections(self.game.log, log)
+            if not changes:
+                self._note("commit", "the camera read the game over: nothing to correct")
+                self._changed(save=False)
+                return None
+            after = score_report(self.game.replayed(log))
+            totals = [player["score"] for player in after["players"]]
+            self.read_over = ReadOver(next(self._ids), list(based_on), list(log), changes, totals)
+            self._note(
+                "question", f"the camera read the game over: {len(changes)} turn(s) to correct"
+            )
+            self._changed(save=False)
+            return self.read_over.id
+
     @property
     def pending(self) -> int:
         with self.lock:
@@ -216,6 +253,31 @@ class GameSession:
             if self.game.is_over:
                 self.phase = Phase.FINISHED
             self._changed()
+
+    def take_read_over(self, read_over_id: int) -> None:
+        """Correct the game as the camera read it over (one history entry per turn it changes,
+        with what the turn was)."""
+        with self.lock:
+            proposal = self._open_read_over(read_over_id)
+            was = {c.index: event_to_dict(self.game, c.was) for c in proposal.changes if c.was}
+            self.game.rewrite(proposal.log)
+            for change in proposal.changes:
+                if change.was is None:
+                    self._history("put in", change.index + 1, change.turn)
+                else:
+                    self._history("read over", change.index + 1, change.turn, was[change.index])
+            self.read_over = None
+            self._note("correction", f"{len(proposal.changes)} turn(s) corrected as read over")
+            self.phase = Phase.FINISHED if self.game.is_over else self.phase
+            self._changed()
+
+    def keep_as_played(self, read_over_id: int) -> None:
+        """Leave the game as it was played: the camera's reading over is dropped."""
+        with self.lock:
+            self._open_read_over(read_over_id)
+            self.read_over = None
+            self._note("correction", "the game kept as played")
+            self._changed(save=False)
 
     def dismiss(self, question_id: int) -> None:
         with self.lock:
@@ -360,6 +422,7 @@ class GameSession:
                     for n in reversed(self.notices)
                 ],
                 "report": report,
+                "read_over": self._read_over_state(game, report),
             }
 
     def event_text(self) -> str:
@@ -381,6 +444,7 @@ class GameSession:
             "totals": {p["colour"]: p["total"] for p in state["players"]},
             "projected": {p["colour"]: p["projected"] for p in state["players"]},
             "questions": [q["id"] for q in state["questions"]],
+            "read_over": state["read_over"]["id"] if state["read_over"] else None,
         }
         if self.fragments is not None:
             payload["html"] = self.fragments(state)
@@ -393,6 +457,38 @@ class GameSession:
             return self.version
 
     # --- internals ----------------------------------------------------------------------------
+    def _read_over_state(self, game: Game, report: dict) -> dict | None:
+        proposal = self._current_read_over()
+        if proposal is None:
+            return None
+        return {
+            "id": proposal.id,
+            "changes": [
+                {"turn": c.index + 1, "text": c.describe(), "put_in": c.was is None}
+                for c in proposal.changes
+            ],
+            "totals": [
+                {"name": p.name, "colour": p.colour, "now": now["score"], "after": after}
+                for p, now, after in zip(
+                    game.players, report["players"], proposal.totals, strict=True
+                )
+            ],
+        }
+
+    def _open_read_over(self, read_over_id: int) -> ReadOver:
+        proposal = self._current_read_over()
+        if proposal is None or proposal.id != read_over_id:
+            raise SessionError(
+                f"there is no reading over {read_over_id} to take: the game changed since the "
+                "camera read it, or it was taken or left already"
+            )
+        return proposal
+
+    def _current_read_over(self) -> ReadOver | None:
+        """The camera's reading over, while the game is still the one it read."""
+        proposal = self.read_over
+        return proposal if proposal is not None and proposal.based_on == self.game.log else None
+
     def _playing(self) -> None:
         if self.phase is Phase.FINISHED:
             raise SessionError("the game has ended; reopen it or start a new one")
@@ -402,6 +498,7 @@ class GameSession:
         self.history = list(history)
         self.questions.clear()
         self.drawn_tile = None
+        self.read_over = None
         self.phase = Phase.FINISHED if game.is_over else Phase.PLAYING
         self._note("correction", f"game of {len(game.players)} players, set {game.tileset.name}")
         self._changed()
@@ -413,7 +510,7 @@ class GameSession:
         entry: dict = {"time": round(self.clock(), 3), "action": action, "turn": turn}
         if was is not None:
             entry["was"] = was
-        elif event is not None and action == "entered":
+        elif event is not None and action in ("entered", "put in"):
             entry["turn_record"] = event_to_dict(self.game, event)
         self.history.append(entry)
 
@@ -452,6 +549,7 @@ __all__ = [
     "Notice",
     "Phase",
     "Question",
+    "ReadOver",
     "RecordError",
     "SessionError",
     "Turn",

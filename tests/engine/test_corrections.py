@@ -2,7 +2,7 @@
 
 import pytest
 
-from meeplecam.engine import Game, IllegalTurn, Player, Turn, find_tileset
+from meeplecam.engine import Correction, Game, IllegalTurn, Player, Turn, corrections, find_tileset
 
 
 def _two_twins_laid() -> Game:
@@ -52,3 +52,34 @@ def test_a_missed_turn_is_put_in_where_it_was_played():
     with pytest.raises(IllegalTurn):
         game.rewrite([*game.log, Turn("Q", 0, -3, 0)])  # the only Q is on the table
     assert [e.tile for e in game.log] == ["Q", "E", "R"]
+
+
+def test_a_game_read_over_lists_each_turn_that_changed_and_what_it_was():
+    """Two tiles read as each other's types, read over: each is listed with what it was read
+    as, in words the players know; the turns that stayed are not listed."""
+    game = _two_twins_laid()
+    game.apply(Turn("E", 0, 1, 180))
+    read_over = [Turn("R", 0, -1, 90), Turn("Q", 0, -2, 90), game.log[2]]
+    changed = corrections(game.log, read_over)
+    assert changed == [
+        Correction(0, read_over[0], game.log[0]),
+        Correction(1, read_over[1], game.log[1]),
+    ]
+    assert changed[0].describe() == "R at (0,-1) rotation 90 (was Q)"
+
+
+def test_a_turn_put_in_is_named_as_new_and_the_turns_after_it_are_not_listed():
+    game = _two_twins_laid()
+    played = [game.log[0], Turn("E", 0, 1, 180), game.log[1]]
+    (put_in,) = corrections(game.log, played)
+    assert put_in == Correction(1, played[1], None)
+    assert put_in.describe().endswith("put in (the tile was seen but not read)")
+
+
+def test_a_follower_read_over_says_where_it_stands_or_that_it_went():
+    game = _two_twins_laid()
+    with_follower = Turn("R", 0, -2, 90, meeple="C")
+    (added,) = corrections(game.log, [game.log[0], with_follower])
+    assert added.describe() == "R at (0,-2) rotation 90, follower on C (was none)"
+    (gone,) = corrections([game.log[0], with_follower], game.log)
+    assert gone.describe() == "R at (0,-2) rotation 90, no follower (was one on C)"

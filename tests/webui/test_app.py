@@ -238,6 +238,68 @@ def test_end_game_and_final_screen(host, session):
     assert host.post("/api/reopen").status_code == 200
 
 
+def _read_over_at_the_end(session) -> tuple[list, int]:
+    """A finished game of 20 turns that the camera read over as its 20th turn corrected: the
+    log it proposes, and the turn's index."""
+    play(session, 20)
+    session.end_game()
+    game = session.game
+    index = next(i for i in range(len(game.log) - 1, -1, -1) if isinstance(game.log[i], Turn))
+    proposed = list(game.log)
+    proposed[index] = alternative(game, index)
+    return proposed, index
+
+
+def test_the_game_read_over_at_its_end_is_the_hosts_to_take(host, session):
+    """When the game ends the camera reads it over: the page lists each turn that would
+    change and what it was, with the final scores now and read over; the host's tap corrects
+    the game and the saved record keeps what each turn was."""
+    proposed, index = _read_over_at_the_end(session)
+    was = session.game.log[index]
+    rid = session.propose_read_over(session.game.log, proposed)
+    page = host.get("/").data.decode()
+    assert "The camera read the game over" in page
+    assert f"Turn {index + 1}: {proposed[index].describe()}" in page
+    state = host.get("/api/state").get_json()
+    after = score_report(session.game.replayed(proposed))
+    assert [t["after"] for t in state["read_over"]["totals"]] == [
+        p["score"] for p in after["players"]
+    ]
+    assert host.post(f"/api/read-over/{rid}/take").status_code == 200
+    assert session.game.log == proposed
+    assert session.phase == "finished" and host.get("/api/state").get_json()["read_over"] is None
+    saved = read_record_file(session.record_path)
+    assert saved["history"][-1]["action"] == "read over"
+    assert saved["history"][-1]["was"]["tile"] == was.tile
+    assert host.post(f"/api/read-over/{rid}/take").status_code == 409  # taken already
+
+
+def test_the_game_kept_as_played_and_a_reading_over_overtaken_by_a_correction(host, session):
+    """The host may keep the game as played; and a correction made on the page after the
+    camera read the game over is the players' word: the stale reading is no longer offered."""
+    proposed, _ = _read_over_at_the_end(session)
+    played = list(session.game.log)
+    rid = session.propose_read_over(played, proposed)
+    assert host.post(f"/api/read-over/{rid}/keep").status_code == 200
+    assert session.game.log == played
+    assert "The camera read the game over" not in host.get("/").data.decode()
+
+    rid = session.propose_read_over(played, proposed)
+    assert host.post("/api/undo").status_code == 200  # the host corrects the game meanwhile
+    assert "The camera read the game over" not in host.get("/").data.decode()
+    response = host.post(f"/api/read-over/{rid}/take")
+    assert response.status_code == 409 and "changed since" in response.get_json()["error"]
+    # a reading over of a log the game no longer has is not offered at all
+    assert session.propose_read_over(played, proposed) is None
+
+
+def test_a_game_read_over_with_nothing_to_correct_says_so(host, session):
+    play(session, 6)
+    session.end_game()
+    assert session.propose_read_over(session.game.log, list(session.game.log)) is None
+    assert "read the game over: nothing to correct" in host.get("/").data.decode()
+
+
 def test_export_and_upload_a_record(host, session, tmp_path):
     play(session, 12)
     response = host.get("/record.json")

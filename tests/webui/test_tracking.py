@@ -3,6 +3,8 @@ questions in the live session, and ``serve --demo`` plays a game on the syntheti
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from meeplecam.engine import Game, Turn
@@ -16,9 +18,9 @@ def _answer_all(session: GameSession) -> None:
         session.answer(question.id, 0)  # the host taps the best option
 
 
-def _tracked(drawn, record) -> GameSession:
-    """The session after the live feed watched ``drawn``'s frames, the host tapping the best
-    option of every question; its game is saved to ``record``."""
+def _watched(drawn, record):
+    """The live feed after it watched ``drawn``'s frames into a session (its ``sink``), the
+    host tapping the best option of every question; the game is saved to ``record``."""
     from meeplecam.vision.live.feed import LiveFeed
     from meeplecam.vision.live.rectify import Rectifier
 
@@ -28,7 +30,11 @@ def _tracked(drawn, record) -> GameSession:
     for frame, _ in drawn.frames():
         feed.step(frame)
         _answer_all(session)
-    return session
+    return feed
+
+
+def _tracked(drawn, record) -> GameSession:
+    return _watched(drawn, record).sink
 
 
 def test_frames_of_a_game_become_the_live_game(tmp_path):
@@ -51,6 +57,36 @@ def test_a_follower_laid_after_its_tile_reaches_the_scoreboard(tmp_path):
     assert sum(t.meeple is not None for t in laid) >= 2
     assert [t.meeple for t in read] == [t.meeple for t in laid]
     assert "meeple" in session.record_path.read_text()
+
+
+def test_the_finished_game_is_read_over_and_the_host_takes_the_correction(tmp_path):
+    """The camera read a road bend with a city cap as a bare road bend (the bag still holds
+    a copy of its own type). When the host ends the game the camera reads it over with all
+    the table taught, and the page offers the correction; the host's tap takes it."""
+    drawn = live.DrawnGame(seed=5, max_turns=12, config=live.DrawnConfig(frame_size=(960, 540)))
+    feed = _watched(drawn, tmp_path / "game.json")
+    session, tracker = feed.sink, feed.tracker
+    played = list(session.game.log)
+    index = next(k for k, t in enumerate(played) if t.tile == "K" and t.meeple is None)
+    cell = played[index].cell
+    (rotation, *_) = session.game.tileset["V"].rotations_fitting(
+        session.game.board.required_sides(cell)
+    )
+    misread = replace(played[index], tile="V", rotation=rotation)
+    session.game.replace_all({index: misread})  # as if the camera had read it so
+    tracker.readings[cell] = misread
+    frame = next(frame for frame, _ in drawn.frames())  # any view: it is read on the last
+    feed.step(frame)
+    assert session.read_over is None  # the game goes on: nothing is read over yet
+    session.end_game()
+    feed.step(frame)
+    state = session.state()["read_over"]
+    assert [c["turn"] for c in state["changes"]] == [index + 1]
+    assert "(was V)" in state["changes"][0]["text"]
+    session.take_read_over(state["id"])
+    assert session.game.log == played
+    feed.step(frame)  # the log read over is not read over again
+    assert session.state()["read_over"] is None
 
 
 def test_serve_reads_a_folder_of_frames_with_table_detection(tmp_path):

@@ -113,23 +113,9 @@ def run(args: argparse.Namespace) -> int:
 
         reviewed = f", {len(result.reviewed)} corrected at the end" if result.reviewed else ""
         print(f"{len(record['turns'])} turns read, {result.questions} questions{reviewed}")
-        for index, was in result.reviewed.items():
-            print(f"turn {index + 1} read over: {_read_over(result.game.log[index], was)}")
+        for correction in result.reviewed:
+            print(f"turn {correction.index + 1} read over: {correction.describe()}")
         for warning in result.warnings:
             print(f"warning: {warning}")
         print(format_report(record["scores"]))
     return 0
-
-
-def _read_over(turn, was) -> str:
-    """What reading the game over changed in a turn: its tile, or its follower (or the turn
-    was never read)."""
-    if was is None:
-        return f"{turn.describe()}, put in (the tile was seen but not read)"
-    if turn.tile != was.tile:
-        return f"{turn.describe()} (was {was.tile})"
-    if turn.rotation != was.rotation:
-        return f"{turn.describe()} (was rotation {was.rotation})"
-    if turn.meeple is None:
-        return f"{turn.describe()}, no follower (was one on {was.meeple})"
-    return f"{turn.describe()}, follower on {turn.meeple} (was {was.meeple or 'none'})"

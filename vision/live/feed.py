@@ -68,6 +68,9 @@ class LiveFeed:
         self._thread: threading.Thread | None = None
         self.frames = 0
         self._trimmed_at = time.monotonic()
+        # the game log last read over and the log it was read over as (taken, it needs no
+        # second reading)
+        self.read_over: tuple[list, list] = ([], [])
 
     # --- TurnSource --------------------------------------------------------------------------
     def start(self) -> None:
@@ -128,10 +131,42 @@ class LiveFeed:
             self.frames += 1
         for obs in observations:
             self._push(obs)
+        self._read_over_if_ended()
         if time.monotonic() - self._trimmed_at > TRIM_INTERVAL_S:
             self._trimmed_at = time.monotonic()
             release_freed_memory()
         return observations
+
+    def _read_over_if_ended(self) -> None:
+        """Once the game has ended (the bag empty, or the host ended it) and the tracker has
+        seen its last turn, read it over (:meth:`Tracker.review`, seconds) and put what that
+        would correct to the players (``propose_read_over``); once per log. It reads a copy,
+        so the page stays live meanwhile; a correction made meanwhile wins."""
+        propose = getattr(self.sink, "propose_read_over", None)
+        lock = getattr(self.sink, "lock", None) or _NoLock()
+        with lock:
+            game, tracker = self.sink.game, self.tracker
+            if (
+                propose is None
+                or getattr(self.sink, "phase", None) != "finished"
+                or tracker is None
+                or tracker.game is not game
+                or tracker.game_view is None
+                or tracker.known_log != len(game.log)
+                or game.log in self.read_over
+            ):
+                return
+            based_on = list(game.log)
+            copy = game.replayed(based_on)
+            self.read_over = (based_on, based_on)  # once, even if reading it over fails
+        started = time.perf_counter()
+        read_over = tracker.review(copy)
+        self.read_over = (based_on, read_over)
+        log.info("live feed: game read over in %.1f s", time.perf_counter() - started)
+        try:
+            propose(based_on, read_over)
+        except IllegalTurn as exc:
+            log.warning("live feed: the game read over is not legal: %s", exc)
 
     def _new_tracker(self, game) -> Tracker:
         old = self.tracker

@@ -17,12 +17,13 @@ from pathlib import Path
 import numpy as np
 
 from meeplecam.engine import (
+    Correction,
     Discard,
     Game,
     IllegalTurn,
     Player,
     TileType,
-    Turn,
+    corrections,
     find_tileset,
     record_tileset,
     score_report,
@@ -46,9 +47,8 @@ class ReplayResult:
     warnings: list[str] = field(default_factory=list)
     commits: int = 0
     amends: int = 0  # turns read again with a follower laid after the tile
-    # turns corrected when the game was read over at its end (Tracker.review): index -> the
-    # turn as read during play, or None for a tile never read, put in where it was laid
-    reviewed: dict[int, Turn | None] = field(default_factory=dict)
+    # turns corrected when the game was read over at its end (Tracker.review)
+    reviewed: list[Correction] = field(default_factory=list)
     review_s: float = 0.0  # how long reading the game over took
     frames: int = 0
     latencies: list[float] = field(default_factory=list)
@@ -167,24 +167,13 @@ def replay(
         read_over = tracker.review()
         result.review_s = time.perf_counter() - started
         if read_over != game.log:
-            result.reviewed = _changed(game.log, read_over)
+            result.reviewed = corrections(game.log, read_over)
             game.rewrite(read_over)  # the review kept the game legal
     result.latencies = tracker.latencies
     _explain_silence(tracker, result)
     if progress is not None:
         progress(result, "done")
     return result
-
-
-def _changed(log: list, read_over: list) -> dict[int, Turn | None]:
-    """The turns of ``read_over`` that differ from ``log`` by index, with what each was (None
-    where a turn was put in; a cell holds one tile, so the two logs pair up by cell)."""
-    was = {event.cell: event for event in log if isinstance(event, Turn)}
-    return {
-        index: was.get(event.cell)
-        for index, event in enumerate(read_over)
-        if isinstance(event, Turn) and was.get(event.cell) != event
-    }
 
 
 def _explain_silence(tracker: Tracker, result: ReplayResult) -> None:

@@ -104,7 +104,7 @@ class Review:
             if isinstance(event, _Gap)
             or (
                 isinstance(event, Turn)
-                and event.cell in self.tracker.certainty
+                and self.tracker.readings.get(event.cell) == event
                 and event.gingerbread is None
                 and board.contains(event.cell)
                 and self.tracker._visible(event.cell)

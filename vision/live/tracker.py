@@ -256,6 +256,9 @@ class Tracker:
         # how sure each placed tile's reading was (best option's lead): the least sure copy of
         # a tile type is the suspect when the table shows one more of it than the bag allows
         self.certainty: dict[tuple[int, int], float] = {}
+        # the turn the camera's reading put in the game at each cell: the review reads only
+        # these over (a turn the players chose, entered or corrected is theirs)
+        self.readings: dict[tuple[int, int], Turn] = {}
         self.repaired: set[tuple[int, int]] = set()  # cells read again by _repair: never twice
         self.reading_again = False  # reading a tile in the game as an amend leaves it: no repair
         self.rebaseline = False
@@ -494,8 +497,13 @@ class Tracker:
             board = self._cut(self.rectifier, pending.frame, self.window())
         self._set_baseline(board)
         obs = pending.observation
-        if isinstance(event, Turn) and event.cell == pending.cell:
+        if (
+            isinstance(event, Turn)
+            and event.cell == pending.cell
+            and (isinstance(obs, Commit) or not self.people_answer)
+        ):
             self.certainty[pending.cell] = pending.margin if isinstance(obs, Commit) else 0.0
+            self.readings[pending.cell] = event
         sure = (
             isinstance(obs, Commit)
             or self.people_answer
@@ -1138,6 +1146,7 @@ class Tracker:
         game = self.game
         self.repaired.add(amend.turn.cell)
         self.certainty[amend.turn.cell] = 0.0
+        self.readings[amend.turn.cell] = amend.turn
         self._out.append(amend)
         self.game, self.reading_again = amended, True
         try:
@@ -1369,6 +1378,8 @@ class Tracker:
             yield Turn(turn.tile, turn.x, turn.y, turn.rotation, turn.meeple, None, Spot(*cell, at))
 
     def _emit(self, observation: Observation) -> None:
+        if isinstance(observation, Amend):
+            self.readings[observation.turn.cell] = observation.turn
         if self.settled_at is not None:
             self.latencies.append(self.clock() - self.settled_at)
         self._out.append(observation)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -68,19 +67,6 @@ def test_replay_names_the_turns_it_corrected_when_it_read_the_game_over(
     assert f"turn {i + 1} read over: E at " in out and "(was I)" in out
     assert main(["replay", str(fixture_folder), "--players", "red,yellow", "--no-review"]) == 0
     assert "corrected" not in capsys.readouterr().out
-
-
-def test_a_turn_put_in_when_the_game_is_read_over_is_named_as_new(drawn_game):
-    """A tile seen but never read (nothing left in the bag could be it) is put in where it was
-    laid when the game is read over: the turns after it keep what they were."""
-    from meeplecam.vision.live.replay import _changed
-
-    log = list(drawn_game.game.log)
-    missed = 5
-    without = log[:missed] + log[missed + 1 :]
-    assert _changed(without, log) == {missed: None}
-    corrected = replace(log[2], meeple=None if log[2].meeple else "C")
-    assert _changed(log, [*log[:2], corrected, *log[3:]]) == {2: log[2]}
 
 
 def test_replay_reports_its_progress(drawn_game, drawn_frames):

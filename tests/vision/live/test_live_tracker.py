@@ -514,6 +514,13 @@ def _misread(read: list, index: int, tile: str, rotation: int):
     return replace(read[index], tile=tile, rotation=rotation)
 
 
+def _camera_misread(tracker: Tracker, misreads: dict[int, Turn]) -> None:
+    """The game as if the camera had read turns (by index) as ``misreads`` (the review reads
+    over only what the camera read: an edit of the log is the players')."""
+    tracker.game.replace_all(misreads)
+    tracker.readings.update({turn.cell: turn for turn in misreads.values()})
+
+
 def test_two_tiles_read_as_each_others_types_are_swapped_back_at_the_end(drawn_game, drawn_frames):
     """A misread takes a copy of another type, so a later tile of that type is misread in
     turn: read over at the end of the recording, with all the table has taught, each looks
@@ -528,8 +535,27 @@ def test_two_tiles_read_as_each_others_types_are_swapped_back_at_the_end(drawn_g
         for k, other in ((e, "I"), (i, "E"))
     ]
     # a city cap read with a second one, and a tile with two read as a cap
-    game.replace_all({e: _misread(read, e, "I", fits[0]), i: _misread(read, i, "E", fits[1])})
+    _camera_misread(
+        tracker, {e: _misread(read, e, "I", fits[0]), i: _misread(read, i, "E", fits[1])}
+    )
     assert tracker.review() == read
+
+
+def test_a_turn_the_players_corrected_is_theirs_at_the_end(drawn_game, drawn_frames):
+    """The players corrected two turns on the page (their word, even against what the table
+    shows): reading the game over leaves them as the players made them."""
+    tracker = _read_by_nobody(drawn_game, drawn_frames)
+    game = tracker.game
+    read = list(game.log)
+    e, i = (next(k for k, t in enumerate(read) if t.tile == tile) for tile in ("E", "I"))
+    fits = [
+        game.tileset[other].rotations_fitting(game.board.required_sides(read[k].cell))[0]
+        for k, other in ((e, "I"), (i, "E"))
+    ]
+    game.replace_all({e: _misread(read, e, "I", fits[0]), i: _misread(read, i, "E", fits[1])})
+    corrected = list(game.log)
+    assert corrected != read
+    assert tracker.review() == corrected
 
 
 def test_two_pairs_of_misreads_that_lock_each_other_are_read_again_together(
@@ -547,7 +573,7 @@ def test_two_pairs_of_misreads_that_lock_each_other_are_read_again_together(
     for alone in (first, second):  # either pair of misreads alone breaks a side
         with pytest.raises(IllegalTurn):
             game.replayed([alone.get(k, event) for k, event in enumerate(read)])
-    game.replace_all(first | second)
+    _camera_misread(tracker, first | second)
     assert tracker.review() == read
 
 
@@ -582,7 +608,7 @@ def test_a_ring_of_tiles_read_as_each_others_types_is_read_again(drawn_game, dra
         if len({read[a].tile, read[b].tile, read[c].tile}) == 3
     )
     ring = next(r for r in rings if r)
-    game.replace_all(ring)
+    _camera_misread(tracker, ring)
     assert tracker.review() == read
 
 
@@ -594,7 +620,7 @@ def test_a_tile_read_as_another_type_takes_its_own_back_from_the_bag(drawn_game,
     read = list(game.log)
     index = next(k for k, t in enumerate(read) if t.tile == "K")  # a road bend and a city cap
     misread = _fitting_misreads(game, read, {index: "V"})  # a road bend alone
-    game.replace_all(misread)
+    _camera_misread(tracker, misread)
     assert game.remaining["K"] > 0
     assert tracker.review() == read
 
@@ -609,7 +635,7 @@ def test_a_figure_standing_on_a_tile_read_without_one_is_put_back_at_the_end(
     read = list(game.log)
     standing = {f.cell for f in game.board.followers()}
     index = next(k for k, t in enumerate(read) if t.meeple and t.cell in standing)
-    game.replace_all({index: replace(read[index], meeple=None)})
+    _camera_misread(tracker, {index: replace(read[index], meeple=None)})
     assert tracker.review() == read
 
 
@@ -620,7 +646,7 @@ def test_a_follower_where_no_figure_shows_is_taken_off_at_the_end(drawn_game, dr
     game = tracker.game
     read = list(game.log)
     index, phantom = next((k, t) for k in range(len(read)) if (t := _with_follower(game, read, k)))
-    game.replace_all({index: phantom})
+    _camera_misread(tracker, {index: phantom})
     assert tracker.review() == read
 
 
@@ -652,7 +678,8 @@ def test_a_tile_never_read_is_put_in_where_it_was_laid(drawn_game, drawn_frames)
     assert read[last].tile == "I" and game.remaining["I"] == 1
     misreads = (_fitting_misreads(game, read[:last], {k: "I"}) for k in range(last))
     misread = next(m for m in misreads if m)
-    game.rewrite([misread.get(k, event) for k, event in enumerate(read[:last])])
+    game.rewrite(read[:last])
+    _camera_misread(tracker, misread)
     tracker.unread[read[last].cell] = last
     assert tracker.review() == read
 
