@@ -286,3 +286,37 @@ def test_screenshots_of_a_game_in_progress(browser, tmp_path):
         _shot(driver, "host-link")
     finally:
         server.stop()
+
+
+def test_the_host_takes_the_game_read_over_with_a_tap(browser, tmp_path):
+    """At the end the camera reads the game over: the card lists the turn it would correct
+    and the final scores both ways; a tap corrects the game and the scoreboard follows."""
+    from selenium.webdriver.common.by import By
+    from webui_support import LiveServer, play
+
+    server = LiveServer(tmp_path / "read-over.json", interval=60, question_chance=0.0, seed=4)
+    session = server.session
+    play(session, 40, seed=21)
+    session.end_game()
+    game = session.game
+    index = max(i for i, event in enumerate(game.log) if isinstance(event, Turn))
+    proposed = list(game.log)
+    proposed[index] = alternative(game, index)
+    server.start(feed=False)
+    driver = browser
+    try:
+        driver.get(f"{server.url}/host?token={TOKEN}")
+        driver.get(f"{server.url}/")
+        _wait(driver, lambda d: d.find_element(By.ID, "live").text == "live")
+        session.propose_read_over(game.log, proposed)  # reaches the phone by the live stream
+        card = _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#questions .read-over"))
+        assert f"Turn {index + 1}: {proposed[index].describe()}" in card[0].text
+        driver.execute_script("window.scrollTo(0, 0)")
+        _shot(driver, "read-over")
+        driver.find_element(By.CSS_SELECTOR, "#questions [data-take]").click()
+        _wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, "#questions .read-over"))
+        assert session.game.log == proposed
+        _wait(driver, lambda d: _page_version(d) >= session.version)
+        _assert_scores_match_final(driver, server)
+    finally:
+        server.stop()
