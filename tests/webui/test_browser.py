@@ -32,6 +32,15 @@ def _shot(driver, name: str) -> None:
     driver.save_screenshot(str(SHOTS / f"{name}.png"))
 
 
+def _open_as_host(driver, server) -> None:
+    """The host's phone: the host link opened, then the page, following the live stream."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{server.url}/host?token={TOKEN}")
+    driver.get(f"{server.url}/")
+    _wait(driver, lambda d: d.find_element(By.ID, "live").text == "live")
+
+
 def _page_version(driver) -> int:
     return int(driver.execute_script("return +document.body.dataset.version"))
 
@@ -216,9 +225,7 @@ def test_screenshots_of_a_game_in_progress(browser, tmp_path):
     server.start(feed=False)
     driver = browser
     try:
-        driver.get(f"{server.url}/host?token={TOKEN}")
-        driver.get(f"{server.url}/")
-        _wait(driver, lambda d: d.find_element(By.ID, "live").text == "live")
+        _open_as_host(driver, server)
         _assert_scores_match(driver, server)
         _shot(driver, "scoreboard")
         driver.execute_script("document.querySelector('.chart-box').scrollIntoView()")
@@ -305,9 +312,7 @@ def test_the_host_takes_the_game_read_over_with_a_tap(browser, tmp_path):
     server.start(feed=False)
     driver = browser
     try:
-        driver.get(f"{server.url}/host?token={TOKEN}")
-        driver.get(f"{server.url}/")
-        _wait(driver, lambda d: d.find_element(By.ID, "live").text == "live")
+        _open_as_host(driver, server)
         session.propose_read_over(game.log, proposed)  # reaches the phone by the live stream
         card = _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#questions .read-over"))
         assert f"Turn {index + 1}: {proposed[index].describe()}" in card[0].text

@@ -514,6 +514,17 @@ def _misread(read: list, index: int, tile: str, rotation: int):
     return replace(read[index], tile=tile, rotation=rotation)
 
 
+def _cap_and_caps_swapped(game, read: list) -> dict[int, Turn]:
+    """A city cap (E) read as a tile with two (I), and the I read as an E, each at the first
+    rotation its neighbours allow, by index in ``read``."""
+    e, i = (next(k for k, t in enumerate(read) if t.tile == tile) for tile in ("E", "I"))
+    fits = [
+        game.tileset[other].rotations_fitting(game.board.required_sides(read[k].cell))[0]
+        for k, other in ((e, "I"), (i, "E"))
+    ]
+    return {e: _misread(read, e, "I", fits[0]), i: _misread(read, i, "E", fits[1])}
+
+
 def _camera_misread(tracker: Tracker, misreads: dict[int, Turn]) -> None:
     """The game as if the camera had read turns (by index) as ``misreads`` (the review reads
     over only what the camera read: an edit of the log is the players')."""
@@ -529,15 +540,7 @@ def test_two_tiles_read_as_each_others_types_are_swapped_back_at_the_end(drawn_g
     game = tracker.game
     read = list(game.log)
     assert tracker.review() == read  # read right: nothing to correct
-    e, i = (next(k for k, t in enumerate(read) if t.tile == tile) for tile in ("E", "I"))
-    fits = [
-        game.tileset[other].rotations_fitting(game.board.required_sides(read[k].cell))[0]
-        for k, other in ((e, "I"), (i, "E"))
-    ]
-    # a city cap read with a second one, and a tile with two read as a cap
-    _camera_misread(
-        tracker, {e: _misread(read, e, "I", fits[0]), i: _misread(read, i, "E", fits[1])}
-    )
+    _camera_misread(tracker, _cap_and_caps_swapped(game, read))
     assert tracker.review() == read
 
 
@@ -547,12 +550,7 @@ def test_a_turn_the_players_corrected_is_theirs_at_the_end(drawn_game, drawn_fra
     tracker = _read_by_nobody(drawn_game, drawn_frames)
     game = tracker.game
     read = list(game.log)
-    e, i = (next(k for k, t in enumerate(read) if t.tile == tile) for tile in ("E", "I"))
-    fits = [
-        game.tileset[other].rotations_fitting(game.board.required_sides(read[k].cell))[0]
-        for k, other in ((e, "I"), (i, "E"))
-    ]
-    game.replace_all({e: _misread(read, e, "I", fits[0]), i: _misread(read, i, "E", fits[1])})
+    game.replace_all(_cap_and_caps_swapped(game, read))
     corrected = list(game.log)
     assert corrected != read
     assert tracker.review() == corrected
