@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from dataclasses import dataclass, replace
-from itertools import combinations, islice, product
+from itertools import combinations
 
 import numpy as np
 
@@ -76,14 +76,19 @@ class Review:
         spot of its new tile, is applied while the game stays legal, the clearest first. A
         misread also forces its neighbours' readings (a road it added must go on next door),
         so two exchanges can lock each other: those refused alone are tried two at a time.
-        The neighbours of a cell no rotation lets fit may then yield (take a type they look a
-        little less like, only together with the exchange beside them); otherwise the type a
-        cell could not take (no rotation fits, or the least gain of a refused exchange) is
-        left out, and the rest dealt again, ``review_rounds`` times at most.
+        When no rotation lets a cell of a refused exchange fit, the read tiles around it are
+        turned with it where they lie (:meth:`_with_neighbours_turned`: neighbours read at
+        the rotations the misread made fit); else its neighbours may yield (take a type they
+        look a little less like, only together with the exchange beside them); otherwise the
+        type a cell could not take (no rotation fits, or the least gain of a refused exchange)
+        is left out, and the rest dealt again, ``review_rounds`` times at most. A type is
+        weighed against the tile's own type at its best rotation, not against its reading
+        (a tile read at the wrong rotation looks more like almost any type than like that).
         A tile that was never read (nothing left in the bag could be it) takes part too, as a
         cell that must take a type: when a copy comes free, its turn is put in where it was
-        played. Last the followers are checked against the figures the table shows
-        (:meth:`_figures_again`).
+        played. The followers are checked against the figures the table shows
+        (:meth:`_figures_again`) first (a follower read where none stands may hold the figure
+        an exchange needs: its player would run out) and last.
         """
         board = self.tracker.game_view
         game = self.game
@@ -114,6 +119,8 @@ class Review:
         # the tiles read first, then with the gaps: a gap that cannot be filled (its
         # neighbours still misread) would hold back the exchange that holds it
         read_only = {c: i for c, i in read.items() if not isinstance(events[i], _Gap)}
+        # a follower read where none stands may hold the figure an exchange needs: first
+        events = self._figures_again(events, read, board)
         for cells in (read_only, read) if len(read_only) < len(read) else (read_only,):
             events = self._deal_rounds(events, cells, looks, board)
         events = self._figures_again(events, read, board)
@@ -150,6 +157,10 @@ class Review:
                         refused = [e for e in refused if e not in (first, second)]
             blame, more = set(), set()
             for exchange in refused:
+                turned = self._with_neighbours_turned(events, read, looks, exchange, board)
+                if turned is not None:
+                    events = turned
+                    continue
                 cell, tile_id, fits = self._culprit(events, read, looks, exchange)
                 around = {c for c in _neighbours(cell) if c in read} - yielding
                 if not fits and around:
@@ -179,7 +190,8 @@ class Review:
             mask, _ = self.scorer.follower_mask(crop, colour)
             seen[cell] = (crop, colour, mask)
         claimed = [cell for cell in standing if cell in seen]
-        shown = sum(1 for cell in claimed if seen[cell][2].any())
+        shows = {cell: seen[cell][2].mean() >= self.config.review_figure_gone for cell in seen}
+        shown = sum(1 for cell in claimed if shows[cell])
         clear = shown >= self.config.review_figures_shown * len(claimed)
         for cell, index in sorted(read.items(), key=lambda item: item[1]):
             turn = events[index]
@@ -193,7 +205,7 @@ class Review:
                     )
                 except IllegalTurn:
                     continue
-            elif turn.meeple is not None and clear and not mask.any():
+            elif turn.meeple is not None and clear and not shows[cell]:
                 if cell not in standing:
                     continue  # scored and returned: gone as it should be
                 changed = replace(turn, meeple=None)
@@ -223,13 +235,25 @@ class Review:
         """How much more the tile read as ``turn`` looks like ``tile`` at ``rotation`` than its
         reading: None when it looks less like it and the camera can see the difference (unless
         it is ``yielding``, or a tile never read)."""
-        now = look.score(self.game.tileset, turn)
+        if isinstance(turn, _Gap):
+            return look.scores[(tile.id, rotation)] - max(look.scores.values())
+        laid = self._reading(look, turn, tile)
+        now = look.scores[(laid[0].id, laid[1])]
         score = look.scores[(tile.id, rotation)]
-        if score > now or yielding or isinstance(turn, _Gap):
+        if score > now or yielding:
             return score - now
-        laid = (self.game.tileset[turn.tile], turn.rotation)
         seen = self.scorer.visible_difference(laid, (tile, rotation), look.hidden)
         return 0.0 if seen < self.config.min_evidence_px else None
+
+    def _reading(self, look: Looks, turn: Turn, tile: TileType) -> tuple[TileType, int]:
+        """What reading the tile of ``turn`` as ``tile`` is weighed against: another type
+        against the turn's own type at its best rotation (a tile read at the wrong rotation
+        looks more like almost any type than like its reading, so another type must beat its
+        own type, not the rotation); its own type at another rotation against its reading."""
+        own = self.game.tileset[turn.tile]
+        if own is not tile:
+            return own, self._best_rotation(look, own)
+        return own, own.canonical_rotation(turn.rotation)
 
     def _best_rotation(self, look: Looks, tile: TileType) -> int:
         return max(tile.distinct_rotations, key=lambda r: look.scores[(tile.id, r)])
@@ -310,9 +334,46 @@ class Review:
 
     def _gain_as(self, look: Looks, turn: Turn, tile_id: str) -> float:
         """How much more a tile read as ``turn`` looks like ``tile_id`` at its best rotation."""
-        tileset = self.game.tileset
-        best = self._best_rotation(look, tileset[tile_id])
-        return look.scores[(tile_id, best)] - look.score(tileset, turn)
+        tile = self.game.tileset[tile_id]
+        best = self._best_rotation(look, tile)
+        if isinstance(turn, _Gap):
+            return look.scores[(tile_id, best)] - max(look.scores.values())
+        laid = self._reading(look, turn, tile)
+        return look.scores[(tile_id, best)] - look.scores[(laid[0].id, laid[1])]
+
+    def _with_neighbours_turned(self, events: list, read: dict, looks: dict, exchange, board):
+        """``events`` with ``exchange`` applied together with read tiles around it turned
+        where they lie (each keeps its type, any rotation, at a loss if need be), or None.
+        When no rotation lets a cell of the exchange fit, its neighbours may have been read at
+        the rotations its misread made fit, and theirs in turn (two road junctions read at the
+        wrong rotations beside a tile read with a road it lacks): the neighbours of the cells
+        that cannot fit turn, and the neighbours of those that could then only lie as they
+        are, up to ``review_turning`` cells."""
+        game = self.game
+        tiles = game.replayed(_played(events)).board.tiles
+        moving = {cell for cell, _ in exchange}
+        stuck = [
+            cell
+            for cell, tile_id in exchange
+            if not self._rotations_fitting(cell, game.tileset[tile_id], moving, tiles)
+        ]
+        turnable = {c for c, index in read.items() if isinstance(events[index], Turn)} - moving
+        turning: set = set()
+        while stuck:
+            more = {c for cell in stuck for c in _neighbours(cell) if c in turnable} - turning
+            if not more or len(turning | more) > self.config.review_turning:
+                break
+            turning |= more
+            moved = moving | turning
+            stuck = [
+                cell
+                for cell in more
+                if len(self._rotations_fitting(cell, tiles[cell].tile, moved, tiles)) < 2
+            ]
+        if not turning:
+            return None
+        kept = tuple((c, events[read[c]].tile) for c in sorted(turning))
+        return self._exchanged(events, read, looks, exchange + kept, board, turning)
 
     def _culprit(self, events: list, read: dict, looks: dict, exchange) -> tuple:
         """Why an exchange was refused: (cell, type, False) for a cell that no rotation lets
@@ -388,40 +449,55 @@ class Review:
     def _exchange_rotations(self, exchange, looks: dict, tiles: dict) -> dict | None:
         """The rotations of an exchange's cells, as their new types, that fit their neighbours
         and each other (the exchange's cells may be neighbours) and look most like the table;
-        None if none fit."""
-        game = self.game
+        None if none fit. A search cell by cell that drops a partial choice as soon as two
+        touching cells disagree or it can no longer beat the best found."""
+        tileset = self.game.tileset
         moving = {cell for cell, _ in exchange}
+        cells = [cell for cell, _ in exchange]
         choices = [
             sorted(
-                self._rotations_fitting(cell, game.tileset[tile_id], moving, tiles),
-                key=lambda r, c=cell, t=tile_id: -looks[c].scores[(t, r)],
+                (
+                    (looks[cell].scores[(tile_id, r)], r, tileset[tile_id].oriented(r).sides)
+                    for r in self._rotations_fitting(cell, tileset[tile_id], moving, tiles)
+                ),
+                key=lambda choice: -choice[0],
             )
             for cell, tile_id in exchange
         ]
-        touching = [
-            (i, j, side)
-            for i, (a, _) in enumerate(exchange)
-            for j, (b, _) in enumerate(exchange)
-            for side, other in enumerate(_neighbours(a))
-            if other == b
-        ]
-        best, best_score = None, -np.inf
-        for combination in islice(product(*choices), 4096):
-            oriented = [
-                game.tileset[tile_id].oriented(r).sides
-                for (_, tile_id), r in zip(exchange, combination, strict=True)
-            ]
-            if any(oriented[i][side] != oriented[j][(side + 2) % 4] for i, j, side in touching):
-                continue
-            score = sum(
-                looks[cell].scores[(tile_id, r)]
-                for (cell, tile_id), r in zip(exchange, combination, strict=True)
-            )
-            if score > best_score:
-                best, best_score = combination, score
-        if best is None:
+        if not all(choices):
             return None
-        return {cell: r for (cell, _), r in zip(exchange, best, strict=True)}
+        # each cell's sides facing a cell chosen before it: (that cell's index, the side)
+        before = [
+            [
+                (cells.index(other), side)
+                for side, other in enumerate(_neighbours(cell))
+                if other in cells[:i]
+            ]
+            for i, cell in enumerate(cells)
+        ]
+        # the most the cells from i on can add (each at its best rotation)
+        tops = [options[0][0] for options in choices]
+        reach = [sum(tops[i:]) for i in range(len(cells) + 1)]
+        best: list = [None, -np.inf]
+        chosen: list = []
+
+        def search(i: int, score: float) -> None:
+            if score + reach[i] <= best[1]:
+                return
+            if i == len(cells):
+                best[:] = [[r for _, r, _ in chosen], score]
+                return
+            for option in choices[i]:
+                sides = option[2]
+                if all(sides[side] == chosen[j][2][(side + 2) % 4] for j, side in before[i]):
+                    chosen.append(option)
+                    search(i + 1, score + option[0])
+                    chosen.pop()
+
+        search(0, 0.0)
+        if best[0] is None:
+            return None
+        return dict(zip(cells, best[0], strict=True))
 
     def _follower_again(self, board: Board, events: list, index: int) -> Turn:
         """Turn ``index`` of ``events``, read as another tile, with its follower on the

@@ -140,10 +140,15 @@ class TrackerConfig:
     review_margin: float = 0.05
     review_locked: int = 12  # exchanges refused alone tried two at a time, at most
     review_rounds: int = 5  # deals, each without the types the last one's cells could not take
-    # ... and a figure on a tile read without one is a follower when it covers this part of
-    # the crop (a red roof read as a figure: 3 %; figures at the end of 5 copy games: 4-21 %),
-    # a follower where no figure shows is none while this part of the game's followers show
+    # tiles around an exchange that fits no rotation turned with it where they lie, at most
+    review_turning: int = 10
+    # ... and a figure on a tile read without one is a follower when its colour covers this
+    # part of the crop, a follower is none when its colour covers less than the second (the
+    # 139 figures standing at the end of the 10 copy games: 4.0-21 %; a red cloister roof
+    # read as a monk: 3.0 %; every other tile: 0), while this part of the game's followers
+    # show (not when the players cleared the table to count)
     review_figure_area: float = 0.05
+    review_figure_gone: float = 0.035
     review_figures_shown: float = 0.75
     bag_prior: float = 0.0  # weight of log(copies left) in an option's score (off: hurt)
     # taken from an option that would not move the Gingerbread Man when the figure was seen to

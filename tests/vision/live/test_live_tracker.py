@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from itertools import combinations
+from itertools import combinations, product
 
 import numpy as np
 import pytest
 from cameras import camera_view
 
-from meeplecam.engine import Discard, Game, IllegalTurn, Player, Turn, find_tileset
+from meeplecam.engine import ROTATIONS, Discard, Game, IllegalTurn, Player, Turn, find_tileset
 from meeplecam.engine import hints as engine_hints
+from meeplecam.engine.tiles import NEIGHBOUR_OFFSETS
 from meeplecam.vision.live.observations import Commit, Question, Warning
 from meeplecam.vision.live.rectify import Rectifier, Refit
 from meeplecam.vision.live.replay import compare, replay
@@ -620,6 +621,61 @@ def test_a_tile_read_as_another_type_takes_its_own_back_from_the_bag(drawn_game,
     misread = _fitting_misreads(game, read, {index: "V"})  # a road bend alone
     _camera_misread(tracker, misread)
     assert game.remaining["K"] > 0
+    assert tracker.review() == read
+
+
+def _misread_with_neighbour_turned(game, read: list) -> dict[int, Turn] | None:
+    """A tile read as another type (a copy the bag still holds) at a rotation that made a
+    neighbour read at another rotation too, so that the tile's own type fits no rotation
+    until the neighbour turns back; by index in ``read`` (None if the game has none)."""
+    cells = {turn.cell: k for k, turn in enumerate(read)}
+    for k, turn in enumerate(read):
+        own = game.tileset[turn.tile]
+        x, y = turn.cell
+        for n in (cells.get((x + dx, y + dy)) for dx, dy in NEIGHBOUR_OFFSETS):
+            if n is None or read[n].meeple is not None or turn.meeple is not None:
+                continue
+            near = game.tileset[read[n].tile]
+            for other, rotation, turned in product(
+                sorted(game.tileset.types), ROTATIONS, near.distinct_rotations
+            ):
+                if turned == near.canonical_rotation(read[n].rotation) or any(
+                    game.tileset[other].oriented(r).sides == own.sides for r in ROTATIONS
+                ):
+                    continue  # a type with the tile's own sides: another art
+                misread = {
+                    k: _misread(read, k, other, rotation),
+                    n: _misread(read, n, read[n].tile, turned),
+                }
+                if not _legal(game, read, misread) or any(
+                    _legal(game, read, {**misread, k: _misread(read, k, turn.tile, r)})
+                    for r in own.distinct_rotations
+                ):
+                    continue
+                return misread
+    return None
+
+
+def _legal(game, read: list, changes: dict) -> bool:
+    try:
+        game.replayed([changes.get(k, event) for k, event in enumerate(read)])
+    except IllegalTurn:
+        return False
+    return True
+
+
+def test_a_neighbour_read_at_the_rotation_a_misread_made_fit_turns_back_at_the_end(
+    drawn_game, drawn_frames
+):
+    """A tile read as another type took a neighbour's reading with it (a road the misread
+    added, so the neighbour was read turned to meet it): the tile's own type fits no
+    rotation beside the neighbour as read. Read over, the neighbour turns back with it."""
+    tracker = _read_by_nobody(drawn_game, drawn_frames)
+    game = tracker.game
+    read = list(game.log)
+    misread = _misread_with_neighbour_turned(game, read)
+    assert misread is not None
+    _camera_misread(tracker, misread)
     assert tracker.review() == read
 
 
