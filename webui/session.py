@@ -228,6 +228,12 @@ class GameSession:
             return self.read_over.id
 
     @property
+    def read_over_open(self) -> bool:
+        """The camera's reading over waits for the host (take it or keep the game)."""
+        with self.lock:
+            return self._current_read_over() is not None
+
+    @property
     def pending(self) -> int:
         with self.lock:
             return len(self.questions)

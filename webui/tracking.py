@@ -110,7 +110,8 @@ class DemoTableFeed(TrackerFeed):
     """``serve --demo``: the synthetic table (``meeplecam.vision.synth``) is the camera and the
     live pipeline reads it, exactly as it reads a webcam. The session plays the table's game (its
     players and tile set); when the table starts its next game, so does the session. While a
-    question waits on the page the players at the virtual table wait too, as real ones would."""
+    question (or the game read over at its end) waits on the page the players at the virtual table
+    wait too, as real ones would."""
 
     name = "demo table"
 
@@ -138,7 +139,7 @@ class DemoTableFeed(TrackerFeed):
             self.rectifier = self.source.rectifier()
             self.tracker = None
             self._start_session_game()
-        table.paused = bool(self.sink.pending)
+        table.paused = bool(self.sink.pending) or self.sink.read_over_open
         return super().step(frame)
 
 
