@@ -63,6 +63,7 @@ class Review:
         self.game = game
         self.config = tracker.config
         self.scorer = tracker.scorer
+        self._shares: dict = {}  # (cell, colour) -> how much of the tile the colour covers
 
     def read_over(self) -> list[Turn | Discard]:
         """The game's log read over (equal to it when nothing changed).
@@ -190,8 +191,7 @@ class Review:
             mask, _ = self.scorer.follower_mask(crop, colour)
             seen[cell] = (crop, colour, mask)
         claimed = [cell for cell in standing if cell in seen]
-        shows = {cell: seen[cell][2].mean() >= self.config.review_figure_gone for cell in seen}
-        shown = sum(1 for cell in claimed if shows[cell])
+        shown = sum(1 for cell in claimed if seen[cell][2].any())
         clear = shown >= self.config.review_figures_shown * len(claimed)
         for cell, index in sorted(read.items(), key=lambda item: item[1]):
             turn = events[index]
@@ -205,7 +205,7 @@ class Review:
                     )
                 except IllegalTurn:
                     continue
-            elif turn.meeple is not None and clear and not shows[cell]:
+            elif turn.meeple is not None and clear and not mask.any():
                 if cell not in standing:
                     continue  # scored and returned: gone as it should be
                 changed = replace(turn, meeple=None)
@@ -437,14 +437,65 @@ class Review:
             for index in sorted(read[cell] for cell, _ in exchange):
                 if trial[index].meeple is not None:
                     trial[index] = self._follower_again(board, trial, index)
-            game.replayed(_played(trial))
         except IllegalTurn as exc:
             log.debug("review: %s refused: %s", exchange, exc)
+            return None  # the new tile has no free spot for the figure
+        trial = self._legal(trial, read, {cell for cell, _ in exchange}, board)
+        if trial is None:
             return None  # a claimed feature, a copy the bag no longer holds
         log.info(
             "review: %s read again (%+.3f)", [trial[read[c]].describe() for c, _ in exchange], total
         )
         return trial
+
+    def _legal(self, trial: list, read: dict, moving: set, board: Board) -> list | None:
+        """``trial`` if the game replays it legally; else, if that makes it legal, ``trial``
+        without the doubtful followers (standing where their colour covers less than
+        ``review_figure_area`` of the tile, the least first, two at most): a red cloister roof
+        read as a monk keeps a figure in play that the exchange needs (its player would run
+        out of followers); else None."""
+        try:
+            self.game.replayed(_played(trial))
+            return trial
+        except IllegalTurn as exc:
+            refused = exc
+        doubtful = sorted(
+            (share, index)
+            for index, event in enumerate(trial)
+            if isinstance(event, Turn)
+            and event.meeple is not None
+            and event.cell in read
+            and event.cell not in moving
+            and (share := self._figure_share(trial, index, board)) > 0
+            and share < self.config.review_figure_area
+        )
+        for count in range(1, min(2, len(doubtful)) + 1):
+            freed = list(trial)
+            for _, index in doubtful[:count]:
+                freed[index] = replace(freed[index], meeple=None)
+            try:
+                self.game.replayed(_played(freed))
+            except IllegalTurn:
+                continue
+            log.info(
+                "review: %s without a follower, so that the game stays legal (%s)",
+                [freed[index].describe() for _, index in doubtful[:count]],
+                refused,
+            )
+            return freed
+        log.debug("review: refused: %s", refused)
+        return None
+
+    def _figure_share(self, events: list, index: int, board: Board) -> float:
+        """How much of the tile that turn ``index`` of ``events`` lays its player's colour
+        covers on the last view."""
+        turn = events[index]
+        colour = self.game.players[self._player_at(events, index)].colour
+        key = (turn.cell, colour)
+        if key not in self._shares:
+            crop = self.scorer.prepare(board.cell(*turn.cell))
+            self._shares[key] = float(self.scorer.follower_mask(crop, colour)[0].mean())
+        return self._shares[key]
 
     def _exchange_rotations(self, exchange, looks: dict, tiles: dict) -> dict | None:
         """The rotations of an exchange's cells, as their new types, that fit their neighbours

@@ -143,12 +143,12 @@ class TrackerConfig:
     # tiles around an exchange that fits no rotation turned with it where they lie, at most
     review_turning: int = 10
     # ... and a figure on a tile read without one is a follower when its colour covers this
-    # part of the crop, a follower is none when its colour covers less than the second (the
-    # 139 figures standing at the end of the 10 copy games: 4.0-21 %; a red cloister roof
-    # read as a monk: 3.0 %; every other tile: 0), while this part of the game's followers
-    # show (not when the players cleared the table to count)
+    # part of the crop; under it a follower is doubtful: taken off when an exchange needs the
+    # figure (the 139 figures standing at the end of the 10 copy games: 4.0-21 %; a red
+    # cloister roof read as a monk: 3.0 %, as much as a figure on a road of snowy game
+    # 07009); a follower where none of its colour shows is none while this part of the
+    # game's followers show (not when the players cleared the table to count)
     review_figure_area: float = 0.05
-    review_figure_gone: float = 0.035
     review_figures_shown: float = 0.75
     bag_prior: float = 0.0  # weight of log(copies left) in an option's score (off: hurt)
     # taken from an option that would not move the Gingerbread Man when the figure was seen to
