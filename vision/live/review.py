@@ -35,13 +35,6 @@ class Looks:
     scores: dict[tuple[str, int], float]  # (type, rotation) -> score, every distinct rotation
     hidden: np.ndarray | None  # the crop pixels its figures hide
 
-    def score(self, tileset, turn: Turn | _Gap) -> float:
-        """The score of ``turn``'s reading of the tile (a tile never read: its best)."""
-        if isinstance(turn, _Gap):
-            return max(self.scores.values())
-        tile = tileset[turn.tile]
-        return self.scores[(tile.id, tile.canonical_rotation(turn.rotation))]
-
 
 @dataclass(frozen=True)
 class _Gap:
@@ -335,11 +328,9 @@ class Review:
     def _gain_as(self, look: Looks, turn: Turn, tile_id: str) -> float:
         """How much more a tile read as ``turn`` looks like ``tile_id`` at its best rotation."""
         tile = self.game.tileset[tile_id]
-        best = self._best_rotation(look, tile)
-        if isinstance(turn, _Gap):
-            return look.scores[(tile_id, best)] - max(look.scores.values())
-        laid = self._reading(look, turn, tile)
-        return look.scores[(tile_id, best)] - look.scores[(laid[0].id, laid[1])]
+        gain = self._gain(look, turn, tile, self._best_rotation(look, tile), yielding=True)
+        assert gain is not None  # a yielding gain is never refused
+        return gain
 
     def _with_neighbours_turned(self, events: list, read: dict, looks: dict, exchange, board):
         """``events`` with ``exchange`` applied together with read tiles around it turned
