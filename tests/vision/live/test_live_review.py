@@ -1,0 +1,90 @@
+"""Reading a game over at its end: the rules the review keeps when it changes turns (the deal
+of types over real views is in ``test_live_tracker.py``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from meeplecam.engine import IllegalTurn, Turn, find_tileset
+from meeplecam.engine.hints import follower_spots
+from meeplecam.engine.playout import random_game
+from meeplecam.vision.live.review import Review
+from meeplecam.vision.live.tracker import TrackerConfig
+
+CLEAR, ROOF = 0.12, 0.03  # of a tile's crop: a figure standing on it, a red roof read as one
+
+
+class _Table:
+    """The last view, as far as the review's follower check looks at it: how much of each
+    cell a colour covers (a figure everywhere a follower stands, unless given)."""
+
+    def __init__(self, shares: dict):
+        self.shares = shares
+
+    def cell(self, x: int, y: int):
+        return (x, y)
+
+    def prepare(self, crop):
+        return crop
+
+    def follower_mask(self, cell, colour):
+        mask = np.zeros(100, bool)
+        mask[: round(100 * self.shares.get(cell, CLEAR))] = True
+        return mask, None
+
+
+class _Tracker:
+    def __init__(self, table: _Table):
+        self.config = TrackerConfig()
+        self.scorer = table
+
+
+def _red_one_follower_short():
+    """A base game where red always lays a follower, and an earlier red turn read with one
+    more: the game the review would make, illegal because red runs out of followers. Returns
+    (game, the log read again, the turn read again, red's first follower that stays)."""
+    for seed in range(20):
+        game = random_game(find_tileset("base"), 2, seed=seed, follower_chance=1.0)
+        log = list(game.log)
+        standing = {f.cell for f in game.board.followers() if f.player == 0}
+        kept = [
+            k for k, e in enumerate(log) if isinstance(e, Turn) and e.meeple and e.cell in standing
+        ]
+        for j, event in enumerate(log):
+            before = game.replayed(log[:j])
+            if not isinstance(event, Turn) or event.meeple or before.current != 0:
+                continue
+            spots = follower_spots(before, event)
+            if not spots:
+                continue
+            trial = [*log[:j], replace(event, meeple=spots[0].at), *log[j + 1 :]]
+            try:
+                game.replayed(trial)
+            except IllegalTurn:
+                first = next((k for k in kept if k < j), None)
+                if first is not None:
+                    return game, trial, j, first
+    raise AssertionError("no game leaves red one follower short")
+
+
+def test_a_follower_the_table_barely_shows_gives_way_when_the_game_needs_its_figure():
+    """A red cloister roof read as a monk keeps one of red's followers on the board: with an
+    earlier turn read again with its figure, red runs out later in the game. The follower whose
+    colour covers only 3 % of its tile is taken off, and the game is legal again."""
+    game, trial, again, roof = _red_one_follower_short()
+    read = {event.cell: index for index, event in enumerate(trial) if isinstance(event, Turn)}
+    table = _Table({trial[roof].cell: ROOF})
+    review = Review(_Tracker(table), game)
+    legal = review._legal(trial, read, {trial[again].cell}, table)
+    assert legal is not None
+    assert legal[roof].meeple is None and legal[again].meeple is not None
+    assert [k for k, (a, b) in enumerate(zip(trial, legal, strict=True)) if a != b] == [roof]
+
+
+def test_a_follower_the_table_clearly_shows_stays_and_the_change_is_refused():
+    game, trial, again, _ = _red_one_follower_short()
+    read = {event.cell: index for index, event in enumerate(trial) if isinstance(event, Turn)}
+    table = _Table({})
+    assert Review(_Tracker(table), game)._legal(trial, read, {trial[again].cell}, table) is None
