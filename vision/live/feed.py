@@ -143,12 +143,13 @@ class LiveFeed:
         would correct to the players (``propose_read_over``); once per log. It reads a copy,
         so the page stays live meanwhile; a correction made meanwhile wins."""
         propose = getattr(self.sink, "propose_read_over", None)
+        if propose is None or getattr(self.sink, "phase", None) != "finished":
+            return  # every frame of a game in play: nothing to lock for
         lock = getattr(self.sink, "lock", None) or _NoLock()
         with lock:
             game, tracker = self.sink.game, self.tracker
             if (
-                propose is None
-                or getattr(self.sink, "phase", None) != "finished"
+                self.sink.phase != "finished"  # reopened meanwhile
                 or tracker is None
                 or tracker.game is not game
                 or tracker.game_view is None

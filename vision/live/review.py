@@ -56,7 +56,7 @@ class Review:
         self.game = game
         self.config = tracker.config
         self.scorer = tracker.scorer
-        self._shares: dict = {}  # (cell, colour) -> how much of the tile the colour covers
+        self._seen: dict = {}  # (cell, colour) -> the cell's crop on the last view, the mask
 
     def read_over(self) -> list[Turn | Discard]:
         """The game's log read over (equal to it when nothing changed).
@@ -177,18 +177,16 @@ class Review:
         game = self.game
         final = game.replayed(_played(events))
         standing = {f.cell for f in final.board.followers()}  # only a tile's turn lays there
-        seen: dict = {}  # cell -> (crop, the laid player's colour, mask)
+        seen: dict = {}  # cell -> (crop, mask, the laid player's colour)
         for cell, index in read.items():
-            crop = self.scorer.prepare(board.cell(*cell))
             colour = game.players[self._player_at(events, index)].colour
-            mask, _ = self.scorer.follower_mask(crop, colour)
-            seen[cell] = (crop, colour, mask)
+            seen[cell] = (*self._figure(cell, colour, board), colour)
         claimed = [cell for cell in standing if cell in seen]
-        shown = sum(1 for cell in claimed if seen[cell][2].any())
+        shown = sum(1 for cell in claimed if seen[cell][1].any())
         clear = shown >= self.config.review_figures_shown * len(claimed)
         for cell, index in sorted(read.items(), key=lambda item: item[1]):
             turn = events[index]
-            crop, colour, mask = seen[cell]
+            crop, mask, colour = seen[cell]
             if isinstance(turn, _Gap):
                 continue  # never read
             if turn.meeple is None and mask.mean() >= self.config.review_figure_area:
@@ -480,13 +478,18 @@ class Review:
     def _figure_share(self, events: list, index: int, board: Board) -> float:
         """How much of the tile that turn ``index`` of ``events`` lays its player's colour
         covers on the last view."""
-        turn = events[index]
         colour = self.game.players[self._player_at(events, index)].colour
-        key = (turn.cell, colour)
-        if key not in self._shares:
-            crop = self.scorer.prepare(board.cell(*turn.cell))
-            self._shares[key] = float(self.scorer.follower_mask(crop, colour)[0].mean())
-        return self._shares[key]
+        return float(self._figure(events[index].cell, colour, board)[1].mean())
+
+    def _figure(self, cell, colour: str, board: Board) -> tuple[np.ndarray, np.ndarray]:
+        """The scorer crop of ``cell`` on the last view and where ``colour`` shows a figure on
+        it (worked out once: the followers are checked before and after the deal, and again
+        when an exchange needs a figure)."""
+        key = (cell, colour)
+        if key not in self._seen:
+            crop = self.scorer.prepare(board.cell(*cell))
+            self._seen[key] = (crop, self.scorer.follower_mask(crop, colour)[0])
+        return self._seen[key]
 
     def _exchange_rotations(self, exchange, looks: dict, tiles: dict) -> dict | None:
         """The rotations of an exchange's cells, as their new types, that fit their neighbours
