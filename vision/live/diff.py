@@ -64,27 +64,48 @@ def _quadrant_means(summed: np.ndarray, corners: np.ndarray, side: int) -> np.nd
     return np.stack(out, axis=1).astype(np.float32)
 
 
-def changed_pixels(before: np.ndarray, now: np.ndarray, threshold: int) -> np.ndarray:
+# blurred lightness (Lab, 0-255) at which the camera clips: a lamp's glare on the table
+CLIPPED_L = 250
+
+
+def changed_pixels(
+    before: np.ndarray, now: np.ndarray, threshold: int, glare_threshold: int | None = None
+) -> np.ndarray:
     """Where Lab pictures (uint8, ... x 3, any leading shape) differ by more than ``threshold``
     (below 255): lightness counts half (shadows and light drift change it, a new thing changes
-    colour)."""
+    colour). Where both are clipped (``CLIPPED_L``: a white tile laid in a lamp's glare on the
+    table) the little colour left differs by ``glare_threshold`` at most, and the camera's
+    noise is clipped with it."""
     shape = before.shape
     rows = (-1, shape[-2], 3)  # OpenCV takes pictures, not stacks of them
-    diff = cv2.absdiff(
-        np.ascontiguousarray(before).reshape(rows), np.ascontiguousarray(now).reshape(rows)
+    before, now = (
+        np.ascontiguousarray(before).reshape(rows),
+        np.ascontiguousarray(now).reshape(rows),
     )
-    light, a, b = cv2.split(diff)
-    return (cv2.add(cv2.add(light >> 1, a), b) > threshold).reshape(shape[:-1])  # saturating
+    light, a, b = cv2.split(cv2.absdiff(before, now))
+    summed = cv2.add(cv2.add(light >> 1, a), b)  # saturating
+    changed = summed > threshold
+    if glare_threshold is not None:
+        clipped = cv2.min(before[..., 0], now[..., 0]) >= CLIPPED_L
+        changed |= clipped & (summed > glare_threshold)
+    return changed.reshape(shape[:-1])
 
 
 def cell_changes(
-    pairs: list[tuple[Look, Look]], threshold: int, small_change: float
+    pairs: list[tuple[Look, Look]],
+    threshold: int,
+    small_change: float,
+    glare_threshold: int | None = None,
 ) -> list[CellChange]:
-    """How each cell changed from its ``before`` look to its ``now`` look (all cells at once)."""
+    """How each cell changed from its ``before`` look to its ``now`` look (all cells at once;
+    the thresholds as :func:`changed_pixels`)."""
     if not pairs:
         return []
     changed = changed_pixels(
-        np.stack([b.lab for b, _ in pairs]), np.stack([n.lab for _, n in pairs]), threshold
+        np.stack([b.lab for b, _ in pairs]),
+        np.stack([n.lab for _, n in pairs]),
+        threshold,
+        glare_threshold,
     )
     fractions = changed.mean(axis=(1, 2))
     hh, hw = changed.shape[1] // 2, changed.shape[2] // 2

@@ -100,6 +100,9 @@ class TrackerConfig:
     window_pad: int = 3
     margin: float = 0.02  # best option must beat the runner-up by this (log-likelihood/pixel)
     diff_threshold: int = 20  # per-pixel change (|dL|/2 + |da| + |db| in Lab, blurred) that counts
+    # ... where both views are clipped (diff.CLIPPED_L): a snowy tile laid in a lamp's glare
+    # differs from the glared table by 2-10 (median 4), unchanged cells there by 0-2
+    glare_threshold: int = 6
     diff_inset: float = 0.12
     tile_change: float = 0.35  # part of a cell that changes when a tile arrives or leaves
     small_change: float = 0.03  # part of a cell that changes when a follower comes or goes
@@ -274,6 +277,7 @@ class Tracker:
         self.last_changes: Changes | None = None
         self.warning_reads = 0
         self.reaching_reads = 0  # settled readings in a row with an arm reaching in
+        self.reaching_looks: dict[tuple[int, int], Look] = {}  # the ring it changed, last read
         self.read_thumb: np.ndarray | None = None  # motion thumbnail of the last reading
         self.settled_at: float | None = None
         self.latencies: list[float] = []  # settled -> observation, seconds
@@ -650,7 +654,10 @@ class Tracker:
             elif self._visible(cell):
                 compared.append((cell, before, now))
         changes = cell_changes(
-            [(b, n) for _, b, n in compared], cfg.diff_threshold, cfg.small_change
+            [(b, n) for _, b, n in compared],
+            cfg.diff_threshold,
+            cfg.small_change,
+            cfg.glare_threshold,
         )
         for (cell, _, now), change in zip(compared, changes, strict=True):
             f = ch.fractions[cell] = change.fraction
@@ -703,36 +710,69 @@ class Tracker:
 
         return [c for c in board.cells() if self._visible(c) and at_edge(c)]
 
+    def _ring_crossed(self, board: Board, ch: Changes) -> list[tuple[int, int]]:
+        """The cells of the ring (:meth:`_ring`) that changed by ``reach_change`` or more."""
+        return [
+            c for c in self._ring(board) if ch.fractions.get(c, 0.0) >= self.config.reach_change
+        ]
+
     def _ring_changed(self, board: Board, ch: Changes) -> str:
         """How much of the ring (:meth:`_ring`) changed: "none", "some" or "most" (more than
         ``reach_share`` of it). No tile is laid there: some of it changed is an arm reaching
         in, most of it the light."""
-        ring = [c for c in self._ring(board) if c in ch.fractions]
-        crossed = [c for c in ring if ch.fractions[c] >= self.config.reach_change]
+        crossed = self._ring_crossed(board, ch)
         if not crossed:
             return "none"
-        return "most" if len(crossed) > self.config.reach_share * len(ring) else "some"
+        ring = sum(c in ch.fractions for c in self._ring(board))
+        return "most" if len(crossed) > self.config.reach_share * ring else "some"
 
     def _reaching_in(self, board: Board, ch: Changes) -> bool:
         """Whether something reaches in from beyond the watched cells and holds still: a
         player holding the drawn tile over the board while thinking, an arm resting across it
-        (some of the window's outer ring changed, :meth:`_ring_changed`). After
-        ``reach_patience`` such readings in a row the ring is taken as it is (a baseline taken
-        with a hand in it, or a tile laid far off, would otherwise hold the game up)."""
+        (some of the window's outer ring changed, :meth:`_ring_changed`). The ring is taken as
+        it is when the same cells look just as they did at the last reading, the table having
+        moved in between (no arm comes back to the same pixels: a thing put down beyond the
+        board, a score marker moved on a score board the window reaches), or after
+        ``reach_patience`` such readings in a row (a baseline taken with a hand in it would
+        otherwise hold the game up)."""
         if self._ring_changed(board, ch) != "some":
             self.reaching_reads = 0
+            self.reaching_looks = {}
             return False
+        looks = {c: self._look(board, c) for c in self._ring_crossed(board, ch)}
+        lying = self._unmoved(self.reaching_looks, looks)
         self.reaching_reads += 1
-        if self.reaching_reads <= self.config.reach_patience:
+        self.reaching_looks = looks
+        if not lying and self.reaching_reads <= self.config.reach_patience:
             return True
         self.reaching_reads = 0
-        self._take_ring(board)
+        self.reaching_looks = {}
+        self._take_ring(board, ch)
         return False
 
-    def _take_ring(self, board: Board) -> None:
-        """The ring's looks on ``board`` become its baseline (no tile lies there)."""
-        for cell in self._ring(board):
+    def _unmoved(
+        self, before: dict[tuple[int, int], Look], now: dict[tuple[int, int], Look]
+    ) -> bool:
+        """Whether the same cells changed and each looks as it did (by less than a follower
+        changes a cell)."""
+        if not before or before.keys() != now.keys():
+            return False
+        pairs = [(before[c], now[c]) for c in now]
+        cfg = self.config
+        changes = cell_changes(pairs, cfg.diff_threshold, cfg.small_change, cfg.glare_threshold)
+        return all(change.fraction < cfg.small_change for change in changes)
+
+    def _take_ring(self, board: Board, changes: Changes) -> None:
+        """The ring's looks on ``board`` become its baseline (no tile lies there), and it
+        changed nothing."""
+        ring = self._ring(board)
+        for cell in ring:
             self.baseline[cell] = self._look(board, cell)
+        changes.fractions.update(dict.fromkeys(ring, 0.0))
+        taken = set(ring)
+        changes.illegal[:] = [c for c in changes.illegal if c not in taken]
+        changes.small[:] = [c for c in changes.small if c not in taken]
+        changes.spread -= taken
 
     def _changed_share(self, ch: Changes) -> float:
         """The part of the cells seen that changed (by ``reach_change`` or more)."""
@@ -788,8 +828,7 @@ class Tracker:
             len(changes.altered),
         )
         # the view's edge moved over the table: the ring is seen anew
-        self._take_ring(board_now)
-        changes_now.fractions.update(dict.fromkeys(self._ring(board_now), 0.0))
+        self._take_ring(board_now, changes_now)
         return board_now, changes_now
 
     def _laid_together(self, board: Board, ch: Changes) -> list[tuple[int, int]]:
@@ -875,7 +914,9 @@ class Tracker:
         before, now = self.baseline[cell], self._look(board, cell)
         p, d = board.cell_px, round(board.cell_px * cfg.diff_inset)
         full = np.ones((p, p), np.uint8)
-        full[d : p - d, d : p - d] = changed_pixels(before.lab, now.lab, cfg.diff_threshold)
+        full[d : p - d, d : p - d] = changed_pixels(
+            before.lab, now.lab, cfg.diff_threshold, cfg.glare_threshold
+        )
         return self.scorer.prepare(full) > 0
 
     def _gingerbread_disagreement(self, turn: Turn, figure: Figure | None) -> float:
@@ -1097,7 +1138,9 @@ class Tracker:
             return None
         # the figure stands where the cell changed (not in art of the player's colour)
         now = self._look(board, last.cell).lab
-        changed = changed_pixels(baseline.lab, now, self.config.diff_threshold).astype(np.uint8)
+        changed = changed_pixels(
+            baseline.lab, now, self.config.diff_threshold, self.config.glare_threshold
+        ).astype(np.uint8)
         changed = cv2.resize(changed, follower.shape[::-1], interpolation=cv2.INTER_NEAREST)
         if changed[follower].mean() < LATE_FOLLOWER_CHANGED:
             return None

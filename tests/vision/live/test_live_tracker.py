@@ -149,6 +149,51 @@ def test_a_hand_held_still_over_the_board_is_not_read_as_a_tile(drawn_game, draw
     assert (out[0].turn if isinstance(out[0], Commit) else out[0].best).cell == (0, -1)
 
 
+def test_a_thing_put_down_beyond_the_board_does_not_hold_the_game_up(drawn_game, drawn_frames):
+    """A player moves their score marker on a score board the watched cells reach (or puts a
+    cup down there): at the next reading it looks like an arm reaching in, but at the one after
+    it lies just as it did, so it is part of the table and the tile laid meanwhile is read
+    (the tracker used to wait eight readings, eight turns, for the arm to go)."""
+    import cv2
+
+    tracker = _after_start(drawn_game, drawn_frames)
+    canvas = drawn_game.canvas.copy()
+    drawn_game.lay(canvas, tracker.game.start_turn)
+    x0, y0 = drawn_game._cell_origin(3, 1)  # the window's outer ring: three off the start tile
+    cv2.circle(canvas, (x0 + 20, y0 + 20), 12, (40, 40, 200), -1)
+    marker = drawn_game.photo(canvas)
+    hand = drawn_game.photo(canvas, (600, 300))
+    assert _feed(tracker, [hand, marker, marker, marker]) == []
+    assert tracker.status == "hands over the table"
+    drawn_game.lay(canvas, Turn("U", 0, -1, 0))
+    laid = drawn_game.photo(canvas)
+    out = _feed(tracker, [drawn_game.photo(canvas, (600, 300)), laid, laid, laid])
+    assert len(out) == 1 and isinstance(out[0], (Commit, Question))
+    assert (out[0].turn if isinstance(out[0], Commit) else out[0].best).cell == (0, -1)
+
+
+def test_a_white_tile_laid_in_a_lamps_glare_is_seen(drawn_game):
+    """A lamp's reflection blows the table out to white where the next tile goes, and the tile
+    laid there is a snowy one, white too: the little colour left still shows it (the camera
+    saw nothing change and the turn was lost, and with it the order of every later turn)."""
+    tracker = _tracker(drawn_game)
+    canvas = drawn_game.canvas.copy()
+    drawn_game.lay(canvas, tracker.game.start_turn)
+    x0, y0 = drawn_game._cell_origin(0, -1)
+    s = drawn_game.config.tile_px
+    glare = (slice(y0 - 8, y0 + s + 8), slice(x0 - 8, x0 + s + 8))
+    canvas[glare] = (240, 248, 255)  # the table's warm wood, blown out
+    start = drawn_game.photo(canvas)
+    assert _feed(tracker, [start] * 4) == []
+    assert tracker.state is State.WATCHING
+    drawn_game.lay(canvas, Turn("U", 0, -1, 0))
+    canvas[y0 : y0 + s, x0 : x0 + s] = 255  # the snowy tile, blown out whiter still
+    laid = drawn_game.photo(canvas)
+    out = _feed(tracker, [drawn_game.photo(canvas, (600, 300)), laid, laid, laid])
+    assert len(out) == 1 and isinstance(out[0], (Commit, Question))
+    assert (out[0].turn if isinstance(out[0], Commit) else out[0].best).cell == (0, -1)
+
+
 def test_tile_removed_or_far_away_warns(drawn_game, drawn_frames):
     tracker = _after_start(drawn_game, drawn_frames)
     canvas = drawn_game.canvas.copy()
