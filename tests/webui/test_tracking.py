@@ -3,6 +3,7 @@ questions in the live session, and ``serve --demo`` plays a game on the syntheti
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import pytest
@@ -87,6 +88,43 @@ def test_the_finished_game_is_read_over_and_the_host_takes_the_correction(tmp_pa
     assert session.game.log == played
     feed.step(frame)  # the log read over is not read over again
     assert session.state()["read_over"] is None
+
+
+def test_a_recording_that_ends_before_the_game_is_read_over_when_the_host_ends_it(tmp_path):
+    """``serve --video``: the file's last frame shows the last turn but the bag is not empty
+    (a short game); the feed waits, and when the host ends the game on the page it reads the
+    game over and offers the correction."""
+    from meeplecam.vision.live.feed import LiveFeed
+    from meeplecam.vision.live.rectify import Rectifier
+    from meeplecam.vision.live.sources import ListSource
+
+    drawn = live.DrawnGame(seed=5, max_turns=12, config=live.DrawnConfig(frame_size=(960, 540)))
+    watched = _watched(drawn, tmp_path / "watched.json")
+    session, tracker = watched.sink, watched.tracker
+    played = list(session.game.log)
+    index = next(k for k, t in enumerate(played) if t.tile == "K" and t.meeple is None)
+    cell = played[index].cell
+    (rotation, *_) = session.game.tileset["V"].rotations_fitting(
+        session.game.board.required_sides(cell)
+    )
+    session.game.replace_all({index: replace(played[index], tile="V", rotation=rotation)})
+    tracker.readings[cell] = session.game.log[index]
+    last = [frame for frame, _ in drawn.frames()][-1]
+    feed = LiveFeed(session, ListSource([last]), Rectifier(drawn.grid_to_image), settle_s=None)
+    feed.tracker = tracker  # the feed that watched the whole file
+    feed.start()
+    try:
+        deadline = time.monotonic() + 30
+        while feed.frames < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert feed._thread.is_alive()  # the file ended; the game did not
+        session.end_game()
+        while session.state()["read_over"] is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [c["turn"] for c in session.state()["read_over"]["changes"]] == [index + 1]
+    finally:
+        feed.stop()
+    assert not feed._thread.is_alive()
 
 
 def test_serve_reads_a_folder_of_frames_with_table_detection(tmp_path):

@@ -33,6 +33,7 @@ from .tracker import Tracker, TrackerConfig
 log = logging.getLogger(__name__)
 
 TRIM_INTERVAL_S = 60.0  # how often freed memory is handed back to the system
+END_POLL_S = 0.25  # after a recording's last frame, how often to look whether the game ended
 
 
 class LiveFeed:
@@ -111,7 +112,8 @@ class LiveFeed:
                 frame = None
             if frame is None:
                 if not getattr(self.source, "live", False):
-                    break  # a file or folder has ended
+                    self._after_the_recording()  # a file or folder has ended
+                    break
                 self._stop.wait(0.01)
                 continue
             self._latest = frame
@@ -119,6 +121,19 @@ class LiveFeed:
                 self.step(frame)
             except Exception:  # one frame's analysis is never worth the rest of the game
                 log.exception("live feed: a frame could not be read; going on")
+
+    def _after_the_recording(self) -> None:
+        """A recording ends before its game does on the page (the host ends it there): the
+        tracker still holds all it saw, so the game is read over when it ends, until the feed
+        is stopped. A sink that takes no reading over has nothing to wait for."""
+        if getattr(self.sink, "propose_read_over", None) is None:
+            return
+        while not self._stop.wait(END_POLL_S):
+            try:
+                self._read_over_if_ended()
+            except Exception:
+                log.exception("live feed: the game could not be read over")
+                return
 
     def step(self, frame: np.ndarray) -> list:
         """Analyse one frame and push what it shows (callable directly in tests)."""
