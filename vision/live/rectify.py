@@ -478,6 +478,7 @@ def _border_score(rectifier: Rectifier, img: np.ndarray, cells: list) -> float:
 # Weight of a shear of the cells in refine's damping: chosen on refit chains with the true cells
 # over the 46 evaluation games (none over 8 px off; 0 let game 07015 run to 45 px, 3000 no better)
 SHEAR_PRIOR = 1000.0
+RIGID_PRIOR = 1e5
 
 
 @dataclass(frozen=True)
@@ -502,6 +503,7 @@ def refit(
     rounds: int = 4,
     band: float = 0.12,
     min_cells: int = 5,
+    rigid_cells: int = 2,
 ) -> Refit:
     """The grid re-fitted to the borders and gaps of the laid tiles in ``cells`` (grid cells that
     hold a tile in ``frame``): each side of each tile is looked for within ``band`` cells of where
@@ -509,10 +511,12 @@ def refit(
     towards none, robust to the art's own edges by Tukey weights) moves the lines onto them.
 
     One tile fixes its angle and scale only roughly (a few pixels of error become many cells
-    away); every laid tile adds sides far apart. With fewer than ``min_cells`` tiles the grid is
-    left as it is: eight parameters fitted to three or four tiles can lock onto their art's
-    roads and walls (a quarter of a cell off on a synthetic game) where the start tile's grid
-    was within a few pixels. Returns the input unchanged when the fit does
+    away); every laid tile adds sides far apart. With fewer than ``min_cells`` tiles only a
+    similarity is fitted (one scale, one turn, one shift; from ``rigid_cells`` tiles on, fewer
+    are left as they are): eight parameters fitted to three or four tiles can lock onto their
+    art's roads and walls (a quarter of a cell off on a synthetic game), but the borders
+    between the first few tiles fix the scale the start tile alone left a few percent off (2-7
+    px four cells away on the 1080p evaluation games). Returns the input unchanged when the fit does
     not improve :func:`border_score` (so it is never worse than the input), else a rectifier of
     the same kind (a lens-mapped one keeps its lens: the correction goes in front of it).
 
@@ -522,7 +526,7 @@ def refit(
     from meeplecam.vision.table import edge_image, edge_offsets
 
     cells = sorted({(int(c[0]), int(c[1])) for c in cells})
-    if len(cells) < min_cells or frame is None:
+    if len(cells) < rigid_cells or frame is None:
         return Refit(rectifier)
     img = edge_image(frame)
     pts, nrm = _border_samples(cells)
@@ -546,6 +550,14 @@ def refit(
     shear = np.zeros(8)
     shear[[1, 3]] = 0.5  # x moving with y and y with x alike (a turn moves them oppositely)
     prior = (damping + SHEAR_PRIOR * np.outer(shear, shear)) * (0.5 / len(cells))
+    if len(cells) < min_cells:
+        # too few tiles for eight parameters: one scale, one turn, one shift (a similarity)
+        stretch, turn = np.zeros(8), np.zeros(8)
+        stretch[[0, 4]] = 1, -1
+        turn[[1, 3]] = 1, 1
+        prior = prior + RIGID_PRIOR * (
+            np.outer(stretch, stretch) + np.outer(turn, turn) + np.diag([0, 0, 0, 0, 0, 0, 1, 1])
+        )
 
     def correction(th):
         delta = np.array([[1 + th[0], th[1], th[2]], [th[3], 1 + th[4], th[5]], [th[6], th[7], 1]])

@@ -24,6 +24,7 @@ from meeplecam.engine import Discard, Game, IllegalTurn, TileType, Turn
 
 from .rectify import Board
 from .tracker import _neighbours
+from .twins import has_pennant, pennant_pair, shield_margin, shield_view
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +81,8 @@ class Review:
         (a tile read at the wrong rotation looks more like almost any type than like that).
         A tile that was never read (nothing left in the bag could be it) takes part too, as a
         cell that must take a type: when a copy comes free, its turn is put in where it was
-        played. The followers are checked against the figures the table shows
+        played. Pennant twins are then told apart all together, side by side
+        (:meth:`_shields_again`). The followers are checked against the figures the table shows
         (:meth:`_figures_again`) first (a follower read where none stands may hold the figure
         an exchange needs: its player would run out) and last.
         """
@@ -117,6 +119,7 @@ class Review:
         events = self._figures_again(events, read, board)
         for cells in (read_only, read) if len(read_only) < len(read) else (read_only,):
             events = self._deal_rounds(events, cells, looks, board)
+        events = self._shields_again(events, read, looks, board)
         events = self._figures_again(events, read, board)
         return [e for e in events if not isinstance(e, _Gap)]
 
@@ -569,6 +572,54 @@ class Review:
         before = self.game.replayed(_played(events[:index]))
         tile = self.game.tileset[turn.tile]
         return self.tracker._turns_for(tile, turn.rotation, turn.cell, foot, game=before)[0].meeple
+
+    def _shields_again(self, events: list, read: dict, looks: dict, board: Board) -> list:
+        """Pennant twins told apart all together: the tiles read as either type of a pair
+        keep how many have a shield, but which ones is read again, as the split of them whose
+        shielded side shows one bluer spot at the same place of the art on every tile, against
+        none there on the others (:func:`twins.shield_margin`). Each tile alone could only be
+        weighed against what its colours and the few pictures learned said of shields (on
+        the Winter scans a snowy roof looks like one); side by side, a copy's shield stands out
+        from its twins' same art. A split is taken when it stands out by
+        ``review_shield_gain`` more than the one read, and the game stays legal."""
+        tileset = self.game.tileset
+        pairs: dict[tuple, list] = {}
+        for cell, index in read.items():
+            if isinstance(events[index], Turn):
+                pairs.setdefault(pennant_pair(tileset[events[index].tile]), []).append(cell)
+        for key, cells in pairs.items():
+            kinds = {t.id: has_pennant(t) for t in tileset.types.values() if pennant_pair(t) == key}
+            shielded_id = [i for i, shield in kinds.items() if shield]
+            plain_id = [i for i, shield in kinds.items() if not shield]
+            if len(shielded_id) != 1 or len(plain_id) != 1:
+                continue  # no twins, or more than two drawn alike
+            read_shielded = {k for k, c in enumerate(cells) if events[read[c]].tile in shielded_id}
+            if not 0 < len(read_shielded) < len(cells):
+                continue
+            views = [
+                shield_view(
+                    self.scorer.prepare(board.cell(*c)), events[read[c]].rotation, looks[c].hidden
+                )
+                for c in cells
+            ]
+            best = max(
+                combinations(range(len(cells)), len(read_shielded)),
+                key=lambda split: shield_margin(views, set(split)),
+            )
+            gain = shield_margin(views, set(best)) - shield_margin(views, read_shielded)
+            if set(best) == read_shielded or not gain >= self.config.review_shield_gain:
+                continue
+            trial = list(events)
+            for k, c in enumerate(cells):
+                tile = shielded_id[0] if k in best else plain_id[0]
+                trial[read[c]] = replace(events[read[c]], tile=tile)
+            try:
+                self.game.replayed(_played(trial))
+            except IllegalTurn:
+                continue
+            log.debug("review: shields read again among %s (%.1f clearer)", cells, gain)
+            events = trial
+        return events
 
     def _looks_like(self, board: Board, cell) -> Looks:
         """How well the tile at ``cell`` looks like each type at each of its rotations."""

@@ -145,6 +145,11 @@ class TrackerConfig:
     review_rounds: int = 5  # deals, each without the types the last one's cells could not take
     # tiles around an exchange that fits no rotation turned with it where they lie, at most
     review_turning: int = 10
+    # pennant twins read again side by side: a split of them whose shields stand out by this
+    # much more (Lab b, the spot's least blue shield against the bluest plain tile there) than
+    # the one read (twins.shield_margin: on the last views of 16 games, right splits 8-21,
+    # the best wrong one 4-12)
+    review_shield_gain: float = 2.0
     # ... and a figure on a tile read without one is a follower when its colour covers this
     # part of the crop; under it a follower is doubtful: taken off when an exchange needs the
     # figure (the 139 figures standing at the end of the 10 copy games: 4.0-21 %; a red

@@ -259,3 +259,33 @@ class TwinPictures:
             mean = (total / np.maximum(n, 1)[..., None]).astype(np.float32)
             self._means[tile_id] = (mean, n > 0)
         return self._means[tile_id]
+
+
+def shield_view(crop: np.ndarray, rotation: int, hidden: np.ndarray | None) -> tuple:
+    """(blueness, seen) of a laid tile's crop (BGR, the scorer's), turned back north up to its
+    type's art (the tile lies turned by ``rotation``): how much bluer than the tile's own
+    median each pixel is, softened over a shield's few pixels, and where no figure hides it."""
+    import cv2
+
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float32)
+    blue = np.median(lab[..., 2]) - lab[..., 2]
+    blue = cv2.GaussianBlur(blue, (3, 3), 0)
+    seen = np.ones(blue.shape, bool) if hidden is None else ~hidden
+    q = (rotation // 90) % 4
+    return np.rot90(blue, q), np.rot90(seen, q)
+
+
+def shield_margin(views: list[tuple], shielded: set[int]) -> float:
+    """How clearly the views at indices ``shielded`` (of :func:`shield_view`s of tiles drawn
+    alike but for a shield) show one the others lack: at the spot where the least blue of them
+    is bluest against the bluest of the others, by how much. Pennant twins share their art
+    but the shield, at the same spot on every copy, so the right split stands out there;
+    -inf where no spot is seen on at least one tile of each side."""
+    blue = np.stack([b for b, _ in views])
+    seen = np.stack([s for _, s in views])
+    inside = np.zeros(len(views), bool)
+    inside[list(shielded)] = True
+    least = np.where(seen[inside], blue[inside], np.inf).min(axis=0)
+    most = np.where(seen[~inside], blue[~inside], -np.inf).max(axis=0)
+    margin = np.where(np.isfinite(least) & np.isfinite(most), least - most, -np.inf)
+    return float(margin.max())

@@ -50,6 +50,33 @@ def test_refine_never_returns_a_worse_grid(drawn_game, drawn_frames):
     assert rectify.refine(truth, frame, []) is truth
 
 
+def test_two_tiles_beside_the_start_tile_set_its_grid_right(drawn_game):
+    """The start tile alone fixes the grid's scale and angle roughly; with the first two tiles
+    laid beside it (too few for the full fit) the grid is re-fitted as a whole (scale, turn
+    and shift), which the borders between the tiles fix."""
+    from meeplecam.engine import Turn
+
+    canvas = drawn_game.canvas.copy()
+    turns = [drawn_game.game.start_turn, Turn("U", 1, 0, 0), Turn("U", 0, 1, 90)]
+    for turn in turns:
+        drawn_game.lay(canvas, turn)
+    frame = drawn_game.photo(canvas)
+    cells = [t.cell for t in turns]
+    truth = Rectifier(drawn_game.grid_to_image, frame_size=frame.shape[1::-1])
+    a = np.deg2rad(1.0)  # a degree, 5 %, a twentieth of a cell
+    off = np.array(
+        [[1.05 * np.cos(a), -np.sin(a), 0.04], [np.sin(a), 1.05 * np.cos(a), -0.03], [0, 0, 1]]
+    )
+    bad = Rectifier(truth.grid_to_image @ off, frame_size=truth.frame_size)
+    before, after = (
+        _error(bad, truth, cells),
+        _error(rectify.refine(bad, frame, cells), truth, cells),
+    )
+    assert before.mean() > 1.5
+    assert after.mean() < 0.5 * before.mean(), (before.mean(), after.mean())
+    assert rectify.refine(bad, frame, cells[:1]) is bad  # one tile: nothing to fit together
+
+
 def test_a_grid_follows_a_knocked_camera_to_within_a_pixel(drawn_game, drawn_frames):
     """The camera turned 1.5 degrees on its mount and its picture shifted 20 px: the grid
     cut before the knock is carried onto the new view."""

@@ -10,7 +10,7 @@ import numpy as np
 from meeplecam.engine import IllegalTurn, Turn, find_tileset
 from meeplecam.engine.hints import follower_spots
 from meeplecam.engine.playout import random_game
-from meeplecam.vision.live.review import Review
+from meeplecam.vision.live.review import Looks, Review
 from meeplecam.vision.live.tracker import TrackerConfig
 
 CLEAR, ROOF = 0.12, 0.03  # of a tile's crop: a figure standing on it, a red roof read as one
@@ -88,3 +88,47 @@ def test_a_follower_the_table_clearly_shows_stays_and_the_change_is_refused():
     read = {event.cell: index for index, event in enumerate(trial) if isinstance(event, Turn)}
     table = _Table({})
     assert Review(_Tracker(table), game)._legal(trial, read, {trial[again].cell}, table) is None
+
+
+ART = np.random.default_rng(7).integers(60, 200, (40, 40, 3)).astype(np.uint8)  # O's and P's
+
+
+def _twin_art(shield: bool, rotation: int, seed: int) -> np.ndarray:
+    """A city corner of O or P as a copy draws it: the same art for both, with O's shield in
+    the city's corner; the camera's own noise, the tile turned as it lies."""
+    art = ART.astype(np.float64)
+    art[3:8, 3:8] = (200, 70, 40) if shield else art[3:8, 3:8]  # BGR: a blue shield
+    art += np.random.default_rng(seed).normal(0, 4, art.shape)
+    art = np.clip(art, 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(np.rot90(art, -(rotation // 90)))
+
+
+class _TwinTable:
+    def __init__(self, pictures: dict):
+        self.pictures = pictures
+
+    def cell(self, x: int, y: int):
+        return self.pictures[(x, y)]
+
+    def prepare(self, crop):
+        return crop
+
+
+def test_pennant_twins_read_as_each_others_types_are_told_apart_side_by_side():
+    """Two O (a shield in the city) and three P (none) lie turned every way; the camera read
+    an O and a P as each other's types, each alone looking no more like one than the other.
+    Read over side by side, the shield stands out at the same spot of the art on the two
+    that have it, and the types go back to their tiles."""
+    game = random_game(find_tileset("winter"), 2, seed=0, follower_chance=0.3)
+    log = list(game.log)
+    twins = [k for k, e in enumerate(log) if isinstance(e, Turn) and e.tile in ("O", "P")]
+    pictures = {log[k].cell: _twin_art(log[k].tile == "O", log[k].rotation, seed=k) for k in twins}
+    table = _TwinTable(pictures)
+    review = Review(_Tracker(table), game)
+    o, p = (next(k for k in twins if log[k].tile == tile) for tile in ("O", "P"))
+    misread = list(log)
+    misread[o], misread[p] = replace(log[o], tile="P"), replace(log[p], tile="O")
+    read = {log[k].cell: k for k in twins}
+    looks = {cell: Looks({}, None) for cell in read}
+    assert review._shields_again(misread, read, looks, table) == log
+    assert review._shields_again(log, read, looks, table) == log  # read right: left as it is
