@@ -264,13 +264,16 @@ class TwinPictures:
 def shield_view(crop: np.ndarray, rotation: int, hidden: np.ndarray | None) -> tuple:
     """(blueness, seen) of a laid tile's crop (BGR, the scorer's), turned back north up to its
     type's art (the tile lies turned by ``rotation``): how much bluer than the tile's own
-    median each pixel is, softened over a shield's few pixels, and where no figure hides it."""
+    median each pixel is, softened over a shield's few pixels, and where no figure hides it
+    (nor tints it: two pixels around the figure)."""
     import cv2
 
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float32)
     blue = np.median(lab[..., 2]) - lab[..., 2]
     blue = cv2.GaussianBlur(blue, (3, 3), 0)
-    seen = np.ones(blue.shape, bool) if hidden is None else ~hidden
+    seen = np.ones(blue.shape, bool)
+    if hidden is not None:  # and around it, where the blur spreads the figure's colour
+        seen = ~cv2.dilate(hidden.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     q = (rotation // 90) % 4
     return np.rot90(blue, q), np.rot90(seen, q)
 
