@@ -22,6 +22,7 @@ import numpy as np
 
 from meeplecam.engine import Discard, Game, IllegalTurn, TileType, Turn
 
+from .appearance import CITY, PENNANT, trimmed_map
 from .rectify import Board
 from .tracker import _neighbours
 from .twins import has_pennant, pennant_pair, shield_margin, shield_view
@@ -596,17 +597,26 @@ class Review:
             read_shielded = {k for k, c in enumerate(cells) if events[read[c]].tile in shielded_id}
             if not 0 < len(read_shielded) < len(cells):
                 continue
+            city = self._city(tileset[shielded_id[0]])
             views = [
                 shield_view(
-                    self.scorer.prepare(board.cell(*c)), events[read[c]].rotation, looks[c].hidden
+                    self.scorer.prepare(board.cell(*c)),
+                    events[read[c]].rotation,
+                    looks[c].hidden,
+                    city,
                 )
                 for c in cells
             ]
-            best = max(
-                combinations(range(len(cells)), len(read_shielded)),
-                key=lambda split: shield_margin(views, set(split)),
-            )
-            gain = shield_margin(views, set(best)) - shield_margin(views, read_shielded)
+            # the twins the players decided stand where they said, beside the tiles read
+            decided = self._decided_twins(events, read, key, board, city)
+            held = {len(views) + k for k, (_, shield) in enumerate(decided) if shield}
+            views += [view for view, _ in decided]
+
+            def margin(split, held=held, views=views, city=city) -> float:
+                return shield_margin(views, set(split) | held, city)
+
+            best = max(combinations(range(len(cells)), len(read_shielded)), key=margin)
+            gain = margin(best) - margin(read_shielded)
             if set(best) == read_shielded or not gain >= self.config.review_shield_gain:
                 continue
             trial = list(events)
@@ -620,6 +630,36 @@ class Review:
             log.debug("review: shields read again among %s (%.1f clearer)", cells, gain)
             events = trial
         return events
+
+    def _city(self, tile: TileType) -> np.ndarray:
+        """Where ``tile`` (north up, on the scorer's crop) has its cities, and a pixel around
+        them (a copy's art draws a city's edge its own way)."""
+        import cv2
+
+        cfg = self.scorer.config
+        kinds = trimmed_map(tile, 0, cfg.size, cfg.inset)[0]
+        city = np.isin(kinds, (CITY, PENNANT)).astype(np.uint8)
+        return cv2.dilate(city, np.ones((3, 3), np.uint8)).astype(bool)
+
+    def _decided_twins(
+        self, events: list, read: dict, key: tuple, board: Board, city: np.ndarray
+    ) -> list:
+        """(shield view, has a shield) of each tile of the pennant pair ``key`` that the
+        players decided (the camera's reading is not read over) and the view shows."""
+        out = []
+        for event in events:
+            if (
+                isinstance(event, Turn)
+                and event.cell not in read
+                and pennant_pair(self.game.tileset[event.tile]) == key
+                and board.contains(event.cell)
+                and self.tracker._visible(event.cell)
+            ):
+                crop = self.scorer.prepare(board.cell(*event.cell))
+                _, hidden = self.tracker._figures(crop)
+                view = shield_view(crop, event.rotation, hidden, city)
+                out.append((view, has_pennant(self.game.tileset[event.tile])))
+        return out
 
     def _looks_like(self, board: Board, cell) -> Looks:
         """How well the tile at ``cell`` looks like each type at each of its rotations."""

@@ -261,34 +261,42 @@ class TwinPictures:
         return self._means[tile_id]
 
 
-def shield_view(crop: np.ndarray, rotation: int, hidden: np.ndarray | None) -> tuple:
+def shield_view(
+    crop: np.ndarray, rotation: int, hidden: np.ndarray | None, city: np.ndarray | None = None
+) -> tuple:
     """(blueness, seen) of a laid tile's crop (BGR, the scorer's), turned back north up to its
-    type's art (the tile lies turned by ``rotation``): how much bluer than the tile's own
-    median each pixel is, softened over a shield's few pixels, and where no figure hides it
-    (nor tints it: two pixels around the figure)."""
+    type's art (the tile lies turned by ``rotation``): how much bluer each pixel is than the
+    median of the tile's ``city`` (north up; the whole tile without: half snow and half city,
+    a median jumps between the two), softened over a shield's few pixels, and where no
+    figure hides it (nor tints it: two pixels around the figure)."""
     import cv2
 
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float32)
-    blue = np.median(lab[..., 2]) - lab[..., 2]
-    blue = cv2.GaussianBlur(blue, (3, 3), 0)
-    seen = np.ones(blue.shape, bool)
+    b = cv2.GaussianBlur(lab[..., 2], (3, 3), 0)
+    seen = np.ones(b.shape, bool)
     if hidden is not None:  # and around it, where the blur spreads the figure's colour
         seen = ~cv2.dilate(hidden.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     q = (rotation // 90) % 4
-    return np.rot90(blue, q), np.rot90(seen, q)
+    b, seen = np.rot90(b, q), np.rot90(seen, q)
+    level = seen if city is None else seen & city
+    return (np.median(b[level]) if level.any() else np.median(b)) - b, seen
 
 
-def shield_margin(views: list[tuple], shielded: set[int]) -> float:
+def shield_margin(views: list[tuple], shielded: set[int], where: np.ndarray | None = None) -> float:
     """How clearly the views at indices ``shielded`` (of :func:`shield_view`s of tiles drawn
     alike but for a shield) show one the others lack: at the spot where the least blue of them
     is bluest against the bluest of the others, by how much. Pennant twins share their art
-    but the shield, at the same spot on every copy, so the right split stands out there;
-    -inf where no spot is seen on at least one tile of each side."""
+    but the shield, at the same spot on every copy, so the right split stands out there.
+    Only spots ``where`` count (the city, where every art draws its shield: a snowfield in a
+    cloud's shade may be bluer on two plain tiles side by side); -inf where no spot is seen on
+    at least one tile of each side."""
     blue = np.stack([b for b, _ in views])
     seen = np.stack([s for _, s in views])
     inside = np.zeros(len(views), bool)
     inside[list(shielded)] = True
     least = np.where(seen[inside], blue[inside], np.inf).min(axis=0)
     most = np.where(seen[~inside], blue[~inside], -np.inf).max(axis=0)
-    margin = np.where(np.isfinite(least) & np.isfinite(most), least - most, -np.inf)
-    return float(margin.max())
+    valid = np.isfinite(least) & np.isfinite(most)
+    if where is not None:
+        valid &= where
+    return float(np.where(valid, least - most, -np.inf).max())

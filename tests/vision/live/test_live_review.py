@@ -10,6 +10,7 @@ import numpy as np
 from meeplecam.engine import IllegalTurn, Turn, find_tileset
 from meeplecam.engine.hints import follower_spots
 from meeplecam.engine.playout import random_game
+from meeplecam.vision.live.appearance import ScorerConfig
 from meeplecam.vision.live.review import Looks, Review
 from meeplecam.vision.live.tracker import TrackerConfig
 
@@ -93,17 +94,21 @@ def test_a_follower_the_table_clearly_shows_stays_and_the_change_is_refused():
 ART = np.random.default_rng(7).integers(60, 200, (40, 40, 3)).astype(np.uint8)  # O's and P's
 
 
-def _twin_art(shield: bool, rotation: int, seed: int) -> np.ndarray:
+def _twin_art(shield: bool, rotation: int, seed: int, roof: bool = False) -> np.ndarray:
     """A city corner of O or P as a copy draws it: the same art for both, with O's shield in
-    the city's corner; the camera's own noise, the tile turned as it lies."""
+    the city's corner; the camera's own noise, the tile turned as it lies; ``roof``: a roof
+    in the shade of a cloud (as blue as a shield, elsewhere)."""
     art = ART.astype(np.float64)
     art[3:8, 3:8] = (200, 70, 40) if shield else art[3:8, 3:8]  # BGR: a blue shield
+    art[12:17, 10:15] = (200, 70, 40) if roof else art[12:17, 10:15]  # in the city too
     art += np.random.default_rng(seed).normal(0, 4, art.shape)
     art = np.clip(art, 0, 255).astype(np.uint8)
     return np.ascontiguousarray(np.rot90(art, -(rotation // 90)))
 
 
 class _TwinTable:
+    config = ScorerConfig(size=40)  # the scorer's crops: the pictures as they are
+
     def __init__(self, pictures: dict):
         self.pictures = pictures
 
@@ -113,22 +118,57 @@ class _TwinTable:
     def prepare(self, crop):
         return crop
 
+    def contains(self, cell) -> bool:
+        return cell in self.pictures
+
+
+class _TwinTracker(_Tracker):
+    def _visible(self, cell) -> bool:
+        return True
+
+    def _figures(self, crop):
+        return {}, None
+
+
+def _twins_misread(roof: bool):
+    """A winter game with two O and three P, pictured; an O and a P read as each other's
+    types (the P, with ``roof``, under a cloud's shade): (game, table, the log read, the log
+    misread, the O/P turns by index)."""
+    game = random_game(find_tileset("winter"), 2, seed=0, follower_chance=0.3)
+    log = list(game.log)
+    twins = [k for k, e in enumerate(log) if isinstance(e, Turn) and e.tile in ("O", "P")]
+    o, p = (next(k for k in twins if log[k].tile == tile) for tile in ("O", "P"))
+    pictures = {
+        log[k].cell: _twin_art(log[k].tile == "O", log[k].rotation, seed=k, roof=roof and k == p)
+        for k in twins
+    }
+    misread = list(log)
+    misread[o], misread[p] = replace(log[o], tile="P"), replace(log[p], tile="O")
+    return game, _TwinTable(pictures), log, misread, twins, (o, p)
+
 
 def test_pennant_twins_read_as_each_others_types_are_told_apart_side_by_side():
     """Two O (a shield in the city) and three P (none) lie turned every way; the camera read
     an O and a P as each other's types, each alone looking no more like one than the other.
     Read over side by side, the shield stands out at the same spot of the art on the two
     that have it, and the types go back to their tiles."""
-    game = random_game(find_tileset("winter"), 2, seed=0, follower_chance=0.3)
-    log = list(game.log)
-    twins = [k for k, e in enumerate(log) if isinstance(e, Turn) and e.tile in ("O", "P")]
-    pictures = {log[k].cell: _twin_art(log[k].tile == "O", log[k].rotation, seed=k) for k in twins}
-    table = _TwinTable(pictures)
-    review = Review(_Tracker(table), game)
-    o, p = (next(k for k in twins if log[k].tile == tile) for tile in ("O", "P"))
-    misread = list(log)
-    misread[o], misread[p] = replace(log[o], tile="P"), replace(log[p], tile="O")
+    game, table, log, misread, twins, _ = _twins_misread(roof=False)
+    review = Review(_TwinTracker(table), game)
     read = {log[k].cell: k for k in twins}
     looks = {cell: Looks({}, None) for cell in read}
     assert review._shields_again(misread, read, looks, table) == log
     assert review._shields_again(log, read, looks, table) == log  # read right: left as it is
+
+
+def test_the_twins_the_players_decided_say_where_the_shield_is():
+    """The misread P lies in a cloud's shade, one of its roofs as blue as a shield: the two
+    misread tiles alone each show a blue spot the other lacks, and nothing says which is the
+    shield. The twins the players decided (the other O and two P) stand beside them: the
+    spot the decided O shares is the shield, and the types go back."""
+    game, table, log, misread, _, (o, p) = _twins_misread(roof=True)
+    read = {log[k].cell: k for k in (o, p)}  # the players decided the others
+    looks = {cell: Looks({}, None) for cell in read}
+    two = _TwinTable({cell: table.pictures[cell] for cell in read})  # the others out of view
+    assert Review(_TwinTracker(two), game)._shields_again(misread, read, looks, two) == misread
+    review = Review(_TwinTracker(table), game)
+    assert review._shields_again(misread, read, looks, table) == log
