@@ -50,6 +50,16 @@ def _played(events: list) -> list:
     return [event for event in events if not isinstance(event, _Gap)]
 
 
+def city_of(tile: TileType, config) -> np.ndarray:
+    """Where ``tile`` (north up, on a crop the scorer with ``config`` prepares) has its cities,
+    and a pixel around them (a copy's art draws a city's edge its own way)."""
+    import cv2
+
+    kinds = trimmed_map(tile, 0, config.size, config.inset)[0]
+    city = np.isin(kinds, (CITY, PENNANT)).astype(np.uint8)
+    return cv2.dilate(city, np.ones((3, 3), np.uint8)).astype(bool)
+
+
 class Review:
     """One reading over of ``game`` (usually ``tracker.game``, or a copy of it) by ``tracker``."""
 
@@ -597,7 +607,7 @@ class Review:
             read_shielded = {k for k, c in enumerate(cells) if events[read[c]].tile in shielded_id}
             if not 0 < len(read_shielded) < len(cells):
                 continue
-            city = self._city(tileset[shielded_id[0]])
+            city = city_of(tileset[shielded_id[0]], self.scorer.config)
             views = [
                 shield_view(
                     self.scorer.prepare(board.cell(*c)),
@@ -630,16 +640,6 @@ class Review:
             log.debug("review: shields read again among %s (%.1f clearer)", cells, gain)
             events = trial
         return events
-
-    def _city(self, tile: TileType) -> np.ndarray:
-        """Where ``tile`` (north up, on the scorer's crop) has its cities, and a pixel around
-        them (a copy's art draws a city's edge its own way)."""
-        import cv2
-
-        cfg = self.scorer.config
-        kinds = trimmed_map(tile, 0, cfg.size, cfg.inset)[0]
-        city = np.isin(kinds, (CITY, PENNANT)).astype(np.uint8)
-        return cv2.dilate(city, np.ones((3, 3), np.uint8)).astype(bool)
 
     def _decided_twins(
         self, events: list, read: dict, key: tuple, board: Board, city: np.ndarray
@@ -679,4 +679,4 @@ class Review:
         )
 
 
-__all__ = ["Looks", "Review"]
+__all__ = ["Looks", "Review", "city_of"]
