@@ -60,13 +60,12 @@ def test_a_follower_laid_after_its_tile_reaches_the_scoreboard(tmp_path):
     assert "meeple" in session.record_path.read_text()
 
 
-def test_the_finished_game_is_read_over_and_the_host_takes_the_correction(tmp_path):
-    """The camera read a road bend with a city cap as a bare road bend (the bag still holds
-    a copy of its own type). When the host ends the game the camera reads it over with all
-    the table taught, and the page offers the correction; the host's tap takes it."""
-    drawn = live.DrawnGame(seed=5, max_turns=12, config=live.DrawnConfig(frame_size=(960, 540)))
-    feed = _watched(drawn, tmp_path / "game.json")
-    session, tracker = feed.sink, feed.tracker
+def _watched_with_a_misread(drawn, record):
+    """The feed after it watched ``drawn`` (:func:`_watched`), its game as if the camera had
+    read a road bend with a city cap (K) as a bare road bend (V): (feed, the log as played,
+    the misread turn's index)."""
+    feed = _watched(drawn, record)
+    session = feed.sink
     played = list(session.game.log)
     index = next(k for k, t in enumerate(played) if t.tile == "K" and t.meeple is None)
     cell = played[index].cell
@@ -74,8 +73,18 @@ def test_the_finished_game_is_read_over_and_the_host_takes_the_correction(tmp_pa
         session.game.board.required_sides(cell)
     )
     misread = replace(played[index], tile="V", rotation=rotation)
-    session.game.replace_all({index: misread})  # as if the camera had read it so
-    tracker.readings[cell] = misread
+    session.game.replace_all({index: misread})
+    feed.tracker.readings[cell] = misread
+    return feed, played, index
+
+
+def test_the_finished_game_is_read_over_and_the_host_takes_the_correction(tmp_path):
+    """The camera read a road bend with a city cap as a bare road bend (the bag still holds
+    a copy of its own type). When the host ends the game the camera reads it over with all
+    the table taught, and the page offers the correction; the host's tap takes it."""
+    drawn = live.DrawnGame(seed=5, max_turns=12, config=live.DrawnConfig(frame_size=(960, 540)))
+    feed, played, index = _watched_with_a_misread(drawn, tmp_path / "game.json")
+    session = feed.sink
     frame = next(frame for frame, _ in drawn.frames())  # any view: it is read on the last
     feed.step(frame)
     assert session.read_over is None  # the game goes on: nothing is read over yet
@@ -99,16 +108,8 @@ def test_a_recording_that_ends_before_the_game_is_read_over_when_the_host_ends_i
     from meeplecam.vision.live.sources import ListSource
 
     drawn = live.DrawnGame(seed=5, max_turns=12, config=live.DrawnConfig(frame_size=(960, 540)))
-    watched = _watched(drawn, tmp_path / "watched.json")
+    watched, _, index = _watched_with_a_misread(drawn, tmp_path / "watched.json")
     session, tracker = watched.sink, watched.tracker
-    played = list(session.game.log)
-    index = next(k for k, t in enumerate(played) if t.tile == "K" and t.meeple is None)
-    cell = played[index].cell
-    (rotation, *_) = session.game.tileset["V"].rotations_fitting(
-        session.game.board.required_sides(cell)
-    )
-    session.game.replace_all({index: replace(played[index], tile="V", rotation=rotation)})
-    tracker.readings[cell] = session.game.log[index]
     last = [frame for frame, _ in drawn.frames()][-1]
     feed = LiveFeed(session, ListSource([last]), Rectifier(drawn.grid_to_image), settle_s=None)
     feed.tracker = tracker  # the feed that watched the whole file

@@ -132,6 +132,16 @@ def test_two_tiles_laid_at_once_are_read_one_after_the_other(drawn_game, drawn_f
     assert tracker.queued == set()  # both read: the baseline has them
 
 
+def _laid_and_read(drawn_game, tracker, canvas, turn: Turn) -> tuple[int, int]:
+    """``turn`` laid on ``canvas``, a hand over the table and then the table settled: the one
+    cell the tracker read."""
+    drawn_game.lay(canvas, turn)
+    laid = drawn_game.photo(canvas)
+    out = _feed(tracker, [drawn_game.photo(canvas, (600, 300)), laid, laid, laid])
+    assert len(out) == 1 and isinstance(out[0], (Commit, Question)), out
+    return (out[0].turn if isinstance(out[0], Commit) else out[0].best).cell
+
+
 def test_a_hand_held_still_over_the_board_is_not_read_as_a_tile(drawn_game, drawn_frames):
     """A player thinking rests a hand beside the start tile, still for longer than the table
     takes to settle: nothing is read (the old tracker asked about a tile at (0, 1)). Once the
@@ -142,11 +152,7 @@ def test_a_hand_held_still_over_the_board_is_not_read_as_a_tile(drawn_game, draw
     resting = drawn_game.photo(canvas, (520, 270))
     assert _feed(tracker, [resting] * 8) == []
     assert tracker.status == "hands over the table"
-    drawn_game.lay(canvas, Turn("U", 0, -1, 0))
-    laid = drawn_game.photo(canvas)
-    out = _feed(tracker, [drawn_game.photo(canvas, (600, 300)), laid, laid, laid])
-    assert len(out) == 1 and isinstance(out[0], (Commit, Question))
-    assert (out[0].turn if isinstance(out[0], Commit) else out[0].best).cell == (0, -1)
+    assert _laid_and_read(drawn_game, tracker, canvas, Turn("U", 0, -1, 0)) == (0, -1)
 
 
 def test_a_thing_put_down_beyond_the_board_does_not_hold_the_game_up(drawn_game, drawn_frames):
@@ -165,11 +171,7 @@ def test_a_thing_put_down_beyond_the_board_does_not_hold_the_game_up(drawn_game,
     hand = drawn_game.photo(canvas, (600, 300))
     assert _feed(tracker, [hand, marker, marker, marker]) == []
     assert tracker.status == "hands over the table"
-    drawn_game.lay(canvas, Turn("U", 0, -1, 0))
-    laid = drawn_game.photo(canvas)
-    out = _feed(tracker, [drawn_game.photo(canvas, (600, 300)), laid, laid, laid])
-    assert len(out) == 1 and isinstance(out[0], (Commit, Question))
-    assert (out[0].turn if isinstance(out[0], Commit) else out[0].best).cell == (0, -1)
+    assert _laid_and_read(drawn_game, tracker, canvas, Turn("U", 0, -1, 0)) == (0, -1)
 
 
 def test_a_white_tile_laid_in_a_lamps_glare_is_seen(drawn_game):
