@@ -17,6 +17,10 @@ after, a figure on that spot hides it (the players are asked) and one elsewhere 
 Measured on the cells of 8 Winter-scans games read with no profile (the shield in the city's
 corner, 1920x1080): of 119 later crops of a twin pair, 87 right, 7 wrong, 25 unsure (the blot
 test alone: 42, 22, 55).
+
+At the game's end all the tiles of a pair lie side by side, confirmed or not: the split of them
+whose shielded side is bluer at one spot of the city on every tile than every plain one there
+(:func:`shield_view`, :func:`shield_margin`) is the review's (``Review._shields_again``).
 """
 
 from __future__ import annotations
