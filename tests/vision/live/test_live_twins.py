@@ -129,3 +129,47 @@ def test_a_knight_on_the_city_hides_the_shield_only_where_this_art_draws_it(rota
     assert hidden[0] == hidden[1]  # nothing said
     seen = scorer.terms(crop, options, elsewhere, plain)["pennant"]
     assert seen[1] > seen[0]  # no shield where this art draws it: P
+
+
+def _shield_views(tiles, hidden_at=None):
+    """shield_view of O/P cells (``_cell``) given as (rotation, shield, seed); ``hidden_at``: the
+    index of one whose shield corner a figure stands over."""
+    from meeplecam.vision.live.twins import shield_view
+
+    scorer = TerrainScorer()
+    views = []
+    for k, (rotation, shield, seed) in enumerate(tiles):
+        crop = scorer.prepare(_cell(rotation, shield, seed))
+        hidden = None
+        if k == hidden_at:  # over the art's corner (north up), as the tile lies
+            upright = np.zeros(crop.shape[:2], bool)
+            upright[:10, :10] = True
+            hidden = np.rot90(upright, -(rotation // 90))
+        views.append(shield_view(crop, rotation, hidden))
+    return views
+
+
+def test_side_by_side_the_shielded_twins_stand_out_however_they_lie():
+    """Two O and two P turned every way, each with the blue roof their art shares: the split
+    that puts the two O together stands out far beyond every other (the roof is on all four
+    and says nothing)."""
+    from itertools import combinations
+
+    from meeplecam.vision.live.twins import shield_margin
+
+    views = _shield_views([(0, False, 1), (90, True, 2), (180, False, 3), (270, True, 4)])
+    margins = {split: shield_margin(views, set(split)) for split in combinations(range(4), 2)}
+    best = max(margins, key=margins.get)
+    assert best == (1, 3)
+    assert margins[best] > max(m for s, m in margins.items() if s != best) + 10
+
+
+def test_a_figure_over_a_shield_takes_that_tile_out_of_the_spot_not_the_split():
+    """A knight stands over one O's shield: that tile says nothing at the spot (it neither
+    shows the shield nor lacks it), so the split still rests on the other O against the P."""
+    from meeplecam.vision.live.twins import shield_margin
+
+    views = _shield_views([(0, True, 1), (90, True, 2), (180, False, 3)], hidden_at=1)
+    assert not views[1][1][:10, :10].any()  # north up, the corner is hidden
+    right, wrong = shield_margin(views, {0, 1}), shield_margin(views, {0, 2})
+    assert right > wrong + 10
