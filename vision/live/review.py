@@ -93,7 +93,9 @@ class Review:
         A tile that was never read (nothing left in the bag could be it) takes part too, as a
         cell that must take a type: when a copy comes free, its turn is put in where it was
         played. Pennant twins are then told apart all together, side by side
-        (:meth:`_shields_again`). The followers are checked against the figures the table shows
+        (:meth:`_shields_again`); if that changed any, the types are dealt again with each twin
+        looking as much like its pair's other type (a ring that mixed twins with other types
+        comes apart by what else the tiles show) and the shields read again. The followers are checked against the figures the table shows
         (:meth:`_figures_again`) first (a follower read where none stands may hold the figure
         an exchange needs: its player would run out) and last.
         """
@@ -130,8 +132,16 @@ class Review:
         events = self._figures_again(events, read, board)
         for cells in (read_only, read) if len(read_only) < len(read) else (read_only,):
             events = self._deal_rounds(events, cells, looks, board)
-        events = self._shields_again(events, read, looks, board)
-        events = self._figures_again(events, read, board)
+        shielded = self._shields_again(events, read, looks, board)
+        if shielded != events:
+            # the twins side by side knew better than each tile alone: dealt again with every
+            # twin looking as much like its pair's other type, a ring that mixed twins with
+            # other types (T read R, R read Q, Q read S, S read T) comes apart by the rest
+            twins_alike = {cell: self._twins_alike(looks[cell]) for cell in looks}
+            for cells in (read_only, read) if len(read_only) < len(read) else (read_only,):
+                shielded = self._deal_rounds(shielded, cells, twins_alike, board)
+            shielded = self._shields_again(shielded, read, looks, board)
+        events = self._figures_again(shielded, read, board)
         return [e for e in events if not isinstance(e, _Gap)]
 
     def _deal_rounds(self, events: list, read: dict, looks: dict, board: Board) -> list:
@@ -640,6 +650,22 @@ class Review:
             log.debug("review: shields read again among %s (%.1f clearer)", cells, gain)
             events = trial
         return events
+
+    def _twins_alike(self, looks: Looks) -> Looks:
+        """``looks`` with each pennant twin scored as the better of its pair at each rotation."""
+        tileset = self.game.tileset
+        scores = dict(looks.scores)
+        for (tile_id, rotation), score in looks.scores.items():
+            pair = pennant_pair(tileset[tile_id])
+            for twin in tileset.types.values():
+                if (
+                    twin.id != tile_id
+                    and pennant_pair(twin) == pair
+                    and (twin.id, rotation) in scores
+                ):
+                    best = max(score, scores[(twin.id, rotation)])
+                    scores[(tile_id, rotation)] = scores[(twin.id, rotation)] = best
+        return Looks(scores, looks.hidden)
 
     def _decided_twins(
         self, events: list, read: dict, key: tuple, board: Board, city: np.ndarray

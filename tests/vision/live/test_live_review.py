@@ -172,3 +172,17 @@ def test_the_twins_the_players_decided_say_where_the_shield_is():
     assert Review(_TwinTracker(two), game)._shields_again(misread, read, looks, two) == misread
     review = Review(_TwinTracker(table), game)
     assert review._shields_again(misread, read, looks, table) == log
+
+
+def test_once_the_shields_decided_a_twin_looks_as_much_like_its_pair_s_other_type():
+    """Dealt again after the shields were read side by side, a tile read as Q looks as much
+    like an R as like a Q (the shields decide between them), and no more like anything else."""
+    game = random_game(find_tileset("winter"), 2, seed=0, follower_chance=0.3)
+    review = Review(_Tracker(_Table({})), game)
+    looks = Looks(
+        {("Q", 0): -1.0, ("R", 0): -3.0, ("Q", 90): -2.0, ("R", 90): -1.5, ("T", 0): -2.5}, None
+    )
+    alike = review._twins_alike(looks).scores
+    assert alike[("Q", 0)] == alike[("R", 0)] == -1.0
+    assert alike[("Q", 90)] == alike[("R", 90)] == -1.5
+    assert alike[("T", 0)] == -2.5
