@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import cached_property
 from itertools import combinations
 
 import numpy as np
@@ -604,20 +605,18 @@ class Review:
         from its twins' same art. A split is taken when it stands out by
         ``review_shield_gain`` more than the one read, and the game stays legal."""
         tileset = self.game.tileset
-        pairs: dict[tuple, list] = {}
+        pairs: dict[str, list] = {}  # the pair's type with a shield -> the cells read as either
         for cell, index in read.items():
-            if isinstance(events[index], Turn):
-                pairs.setdefault(pennant_pair(tileset[events[index].tile]), []).append(cell)
-        for key, cells in pairs.items():
-            kinds = {t.id: has_pennant(t) for t in tileset.types.values() if pennant_pair(t) == key}
-            shielded_id = [i for i, shield in kinds.items() if shield]
-            plain_id = [i for i, shield in kinds.items() if not shield]
-            if len(shielded_id) != 1 or len(plain_id) != 1:
-                continue  # no twins, or more than two drawn alike
-            read_shielded = {k for k, c in enumerate(cells) if events[read[c]].tile in shielded_id}
+            tile_id = getattr(events[index], "tile", None)
+            if tile_id in self._twin_of:
+                shielded = tile_id if has_pennant(tileset[tile_id]) else self._twin_of[tile_id]
+                pairs.setdefault(shielded, []).append(cell)
+        for shielded_id, cells in pairs.items():
+            plain_id = self._twin_of[shielded_id]
+            read_shielded = {k for k, c in enumerate(cells) if events[read[c]].tile == shielded_id}
             if not 0 < len(read_shielded) < len(cells):
                 continue
-            city = city_of(tileset[shielded_id[0]], self.scorer.config)
+            city = city_of(tileset[shielded_id], self.scorer.config)
             views = [
                 shield_view(
                     self.scorer.prepare(board.cell(*c)),
@@ -628,7 +627,7 @@ class Review:
                 for c in cells
             ]
             # the twins the players decided stand where they said, beside the tiles read
-            decided = self._decided_twins(events, read, key, board, city)
+            decided = self._decided_twins(events, read, shielded_id, board, city)
             held = {len(views) + k for k, (_, shield) in enumerate(decided) if shield}
             views += [view for view, _ in decided]
 
@@ -641,7 +640,7 @@ class Review:
                 continue
             trial = list(events)
             for k, c in enumerate(cells):
-                tile = shielded_id[0] if k in best else plain_id[0]
+                tile = shielded_id if k in best else plain_id
                 trial[read[c]] = replace(events[read[c]], tile=tile)
             try:
                 self.game.replayed(_played(trial))
@@ -651,40 +650,47 @@ class Review:
             events = trial
         return events
 
+    @cached_property
+    def _twin_of(self) -> dict[str, str]:
+        """Each pennant twin's pair's other type (pairs of one type with a shield and one
+        without; the tileset's other types are not in it)."""
+        pairs: dict[tuple, list] = {}
+        for tile in self.game.tileset.types.values():
+            pairs.setdefault(pennant_pair(tile), []).append(tile)
+        return {
+            a.id: b.id
+            for two in pairs.values()
+            if len(two) == 2 and has_pennant(two[0]) != has_pennant(two[1])
+            for a, b in (two, two[::-1])
+        }
+
     def _twins_alike(self, looks: Looks) -> Looks:
         """``looks`` with each pennant twin scored as the better of its pair at each rotation."""
-        tileset = self.game.tileset
         scores = dict(looks.scores)
         for (tile_id, rotation), score in looks.scores.items():
-            pair = pennant_pair(tileset[tile_id])
-            for twin in tileset.types.values():
-                if (
-                    twin.id != tile_id
-                    and pennant_pair(twin) == pair
-                    and (twin.id, rotation) in scores
-                ):
-                    best = max(score, scores[(twin.id, rotation)])
-                    scores[(tile_id, rotation)] = scores[(twin.id, rotation)] = best
+            twin = (self._twin_of.get(tile_id), rotation)
+            if twin in scores:
+                scores[(tile_id, rotation)] = scores[twin] = max(score, scores[twin])
         return Looks(scores, looks.hidden)
 
     def _decided_twins(
-        self, events: list, read: dict, key: tuple, board: Board, city: np.ndarray
+        self, events: list, read: dict, shielded_id: str, board: Board, city: np.ndarray
     ) -> list:
-        """(shield view, has a shield) of each tile of the pennant pair ``key`` that the
-        players decided (the camera's reading is not read over) and the view shows."""
+        """(shield view, has a shield) of each tile of the pennant pair of ``shielded_id`` that
+        the players decided (the camera's reading is not read over) and the view shows."""
         out = []
         for event in events:
             if (
                 isinstance(event, Turn)
                 and event.cell not in read
-                and pennant_pair(self.game.tileset[event.tile]) == key
+                and event.tile in (shielded_id, self._twin_of[shielded_id])
                 and board.contains(event.cell)
                 and self.tracker._visible(event.cell)
             ):
                 crop = self.scorer.prepare(board.cell(*event.cell))
                 _, hidden = self.tracker._figures(crop)
                 view = shield_view(crop, event.rotation, hidden, city)
-                out.append((view, has_pennant(self.game.tileset[event.tile])))
+                out.append((view, event.tile == shielded_id))
         return out
 
     def _looks_like(self, board: Board, cell) -> Looks:

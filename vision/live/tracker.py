@@ -658,12 +658,7 @@ class Tracker:
                 self.baseline[cell] = now
             elif self._visible(cell):
                 compared.append((cell, before, now))
-        changes = cell_changes(
-            [(b, n) for _, b, n in compared],
-            cfg.diff_threshold,
-            cfg.small_change,
-            cfg.glare_threshold,
-        )
+        changes = self._cell_changes([(b, n) for _, b, n in compared])
         for (cell, _, now), change in zip(compared, changes, strict=True):
             f = ch.fractions[cell] = change.fraction
             if change.spread or change.texture_ratio >= cfg.texture_ratio:
@@ -715,21 +710,22 @@ class Tracker:
 
         return [c for c in board.cells() if self._visible(c) and at_edge(c)]
 
-    def _ring_crossed(self, board: Board, ch: Changes) -> list[tuple[int, int]]:
-        """The cells of the ring (:meth:`_ring`) that changed by ``reach_change`` or more."""
-        return [
-            c for c in self._ring(board) if ch.fractions.get(c, 0.0) >= self.config.reach_change
-        ]
+    def _ring_crossed(self, board: Board, ch: Changes) -> tuple[int, list[tuple[int, int]]]:
+        """(how many cells of the ring (:meth:`_ring`) were compared, those of them that
+        changed by ``reach_change`` or more)."""
+        seen = [c for c in self._ring(board) if c in ch.fractions]
+        return len(seen), [c for c in seen if ch.fractions[c] >= self.config.reach_change]
 
     def _ring_changed(self, board: Board, ch: Changes) -> str:
         """How much of the ring (:meth:`_ring`) changed: "none", "some" or "most" (more than
         ``reach_share`` of it). No tile is laid there: some of it changed is an arm reaching
         in, most of it the light."""
-        crossed = self._ring_crossed(board, ch)
+        return self._how_much(*self._ring_crossed(board, ch))
+
+    def _how_much(self, seen: int, crossed: list) -> str:
         if not crossed:
             return "none"
-        ring = sum(c in ch.fractions for c in self._ring(board))
-        return "most" if len(crossed) > self.config.reach_share * ring else "some"
+        return "most" if len(crossed) > self.config.reach_share * seen else "some"
 
     def _reaching_in(self, board: Board, ch: Changes) -> bool:
         """Whether something reaches in from beyond the watched cells and holds still: a
@@ -740,11 +736,12 @@ class Tracker:
         board, a score marker moved on a score board the window reaches), or after
         ``reach_patience`` such readings in a row (a baseline taken with a hand in it would
         otherwise hold the game up)."""
-        if self._ring_changed(board, ch) != "some":
+        seen, crossed = self._ring_crossed(board, ch)
+        if self._how_much(seen, crossed) != "some":
             self.reaching_reads = 0
             self.reaching_looks = {}
             return False
-        looks = {c: self._look(board, c) for c in self._ring_crossed(board, ch)}
+        looks = {c: self._look(board, c) for c in crossed}
         lying = self._unmoved(self.reaching_looks, looks)
         self.reaching_reads += 1
         self.reaching_looks = looks
@@ -763,9 +760,18 @@ class Tracker:
         if not before or before.keys() != now.keys():
             return False
         pairs = [(before[c], now[c]) for c in now]
+        small = self.config.small_change
+        return all(change.fraction < small for change in self._cell_changes(pairs))
+
+    def _changed_pixels(self, before: np.ndarray, now: np.ndarray) -> np.ndarray:
+        """:func:`diff.changed_pixels` at this tracker's thresholds."""
         cfg = self.config
-        changes = cell_changes(pairs, cfg.diff_threshold, cfg.small_change, cfg.glare_threshold)
-        return all(change.fraction < cfg.small_change for change in changes)
+        return changed_pixels(before, now, cfg.diff_threshold, cfg.glare_threshold)
+
+    def _cell_changes(self, pairs: list[tuple[Look, Look]]) -> list:
+        """:func:`diff.cell_changes` at this tracker's thresholds."""
+        cfg = self.config
+        return cell_changes(pairs, cfg.diff_threshold, cfg.small_change, cfg.glare_threshold)
 
     def _take_ring(self, board: Board, changes: Changes) -> None:
         """The ring's looks on ``board`` become its baseline (no tile lies there), and it
@@ -919,9 +925,7 @@ class Tracker:
         before, now = self.baseline[cell], self._look(board, cell)
         p, d = board.cell_px, round(board.cell_px * cfg.diff_inset)
         full = np.ones((p, p), np.uint8)
-        full[d : p - d, d : p - d] = changed_pixels(
-            before.lab, now.lab, cfg.diff_threshold, cfg.glare_threshold
-        )
+        full[d : p - d, d : p - d] = self._changed_pixels(before.lab, now.lab)
         return self.scorer.prepare(full) > 0
 
     def _gingerbread_disagreement(self, turn: Turn, figure: Figure | None) -> float:
@@ -1143,9 +1147,7 @@ class Tracker:
             return None
         # the figure stands where the cell changed (not in art of the player's colour)
         now = self._look(board, last.cell).lab
-        changed = changed_pixels(
-            baseline.lab, now, self.config.diff_threshold, self.config.glare_threshold
-        ).astype(np.uint8)
+        changed = self._changed_pixels(baseline.lab, now).astype(np.uint8)
         changed = cv2.resize(changed, follower.shape[::-1], interpolation=cv2.INTER_NEAREST)
         if changed[follower].mean() < LATE_FOLLOWER_CHANGED:
             return None
