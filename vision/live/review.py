@@ -22,6 +22,7 @@ from itertools import combinations
 import numpy as np
 
 from meeplecam.engine import Discard, Game, IllegalTurn, TileType, Turn
+from meeplecam.vision.solve import Option, solve_board
 
 from .appearance import CITY, PENNANT, trimmed_map
 from .rectify import Board
@@ -49,6 +50,22 @@ class _Gap:
 def _played(events: list) -> list:
     """A log being read over without its gaps (the tiles never read)."""
     return [event for event in events if not isinstance(event, _Gap)]
+
+
+def _touching(cells) -> list[set]:
+    """``cells`` in groups that touch on the board (side by side, through others of the
+    group)."""
+    left, groups = set(cells), []
+    while left:
+        group, edge = set(), [left.pop()]
+        while edge:
+            cell = edge.pop()
+            group.add(cell)
+            near = [c for c in _neighbours(cell) if c in left]
+            left.difference_update(near)
+            edge += near
+        groups.append(group)
+    return groups
 
 
 def city_of(tile: TileType, config) -> np.ndarray:
@@ -131,6 +148,7 @@ class Review:
         read_only = {c: i for c, i in read.items() if not isinstance(events[i], _Gap)}
         # a follower read where none stands may hold the figure an exchange needs: first
         events = self._figures_again(events, read, board)
+        events = self._solved(events, read, looks, board)
         for cells in (read_only, read) if len(read_only) < len(read) else (read_only,):
             events = self._deal_rounds(events, cells, looks, board)
         shielded = self._shields_again(events, read, looks, board)
@@ -144,6 +162,105 @@ class Review:
             shielded = self._shields_again(shielded, read, looks, board)
         events = self._figures_again(shielded, read, board)
         return [e for e in events if not isinstance(e, _Gap)]
+
+    def _solved(self, events: list, read: dict, looks: dict, board: Board) -> list:
+        """``events`` with the read cells' types and rotations solved all together
+        (:func:`vision.solve.solve_board`): the board that looks most like the table of those
+        whose every side matches its neighbour's, the tileset's copies (those on the read cells
+        and those left in the bag) each used once, where a tile's loss (looking less like its
+        new reading than like its own) counts ``1 + review_solve_doubt`` times. A misread
+        early in a game forces its neighbours' readings, and theirs in turn: the cluster fits
+        together, so no tile of it can be read again alone. The solution is applied if it
+        gains ``review_margin`` and the game stays legal (followers again on the likeliest spot
+        of each tile read again); else each group of touching tiles it changes on its own, the
+        clearest first."""
+        game = self.game
+        final = game.replayed(_played(events))
+        now = {}  # cell -> (type, rotation) read; a tile never read has none
+        for cell, at in read.items():
+            if isinstance(events[at], Turn):
+                tile = game.tileset[events[at].tile]
+                now[cell] = (tile.id, tile.canonical_rotation(events[at].rotation))
+        held = Counter(tile_id for tile_id, _ in now.values())
+        copies = {t: held[t] + final.remaining.get(t, 0) for t in game.tileset.types}
+        options = {}
+        doubt = self.config.review_solve_doubt
+        for cell in read:
+            scores = looks[cell].scores
+            read_as = scores[now[cell]] if cell in now else -np.inf
+            options[cell] = []
+            for tile in game.tileset.types.values():
+                if not copies[tile.id]:
+                    continue
+                for r in self._rotations_fitting(cell, tile, read, final.board.tiles):
+                    score = scores[(tile.id, r)]
+                    # forced by its neighbours or the counts, a tile may look less like its
+                    # new reading than like its own: that loss counts more; where two look
+                    # alike, the reading stays
+                    score -= doubt * max(0.0, read_as - score)
+                    if now.get(cell) == (tile.id, r):
+                        score += 1e-4
+                    options[cell].append(Option(tile.id, r, tile.oriented(r).sides, score))
+        solved = solve_board(options, copies, self.config.review_solve_s)
+        if solved is None:
+            log.debug("review: the board has no solution")
+            return events
+        changed = {
+            cell: (option.tile, option.rotation)
+            for cell, option in solved.items()
+            if (option.tile, option.rotation) != now.get(cell)
+        }
+        if not changed:
+            return events
+        groups = _touching(changed)
+
+        def gained(group) -> float:
+            return sum(
+                looks[c].scores[changed[c]] - (looks[c].scores[now[c]] if c in now else 0.0)
+                for c in group
+            )
+
+        tries = [
+            set(changed),
+            *(sorted(groups, key=gained, reverse=True) if len(groups) > 1 else ()),
+        ]
+        done: set = set()
+        for group in tries:
+            if group & done:
+                continue
+            fills = any(c not in now for c in group)
+            if not fills and gained(group) < self.config.review_margin:
+                continue
+            trial = self._read_as(events, read, {c: changed[c] for c in group}, board)
+            if trial is not None:
+                log.info(
+                    "review: solved %s (%+.3f)",
+                    [trial[read[c]].describe() for c in sorted(group)],
+                    gained(group),
+                )
+                events = trial
+                done |= group
+        return events
+
+    def _read_as(self, events: list, read: dict, readings: dict, board: Board):
+        """``events`` with the cells of ``readings`` read as (type, rotation), each follower on
+        the likeliest spot of its new tile, if the game stays legal; else None."""
+        trial = list(events)
+        for cell, (tile_id, rotation) in readings.items():
+            was = events[read[cell]]
+            trial[read[cell]] = (
+                replace(was, tile=tile_id, rotation=rotation)
+                if isinstance(was, Turn)
+                else Turn(tile_id, *cell, rotation)
+            )
+        try:
+            for at in sorted(read[cell] for cell in readings):
+                if trial[at].meeple is not None:
+                    trial[at] = self._follower_again(board, trial, at)
+        except IllegalTurn as exc:
+            log.debug("review: solution refused: %s", exc)
+            return None
+        return self._legal(trial, read, set(readings), board)
 
     def _deal_rounds(self, events: list, read: dict, looks: dict, board: Board) -> list:
         """``events`` with the types of ``read``'s cells dealt out again (see :meth:`review`)."""

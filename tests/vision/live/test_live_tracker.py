@@ -623,6 +623,30 @@ def test_two_pairs_of_misreads_that_lock_each_other_are_read_again_together(
     assert tracker.review() == read
 
 
+def test_a_cluster_of_misreads_that_fit_only_each_other_is_read_again_all_together(
+    drawn_game, drawn_frames
+):
+    """A misread forces its neighbours' readings, and theirs in turn: a road bend read as a
+    straight road made the junction below it read as a cloister with a road, and the bend
+    beside it as one too. Read again one or two at a time, each breaks a side of another
+    that stays misread; the board is solved all together (the one that looks most like the
+    table of those whose every side matches) and all three are read right."""
+    tracker = _read_by_nobody(drawn_game, drawn_frames)
+    game = tracker.game
+    read = list(game.log)
+    assert [read[k].tile for k in (2, 10, 8)] == ["V", "W", "K"]
+    cluster = {
+        2: _misread(read, 2, "U", 0),
+        10: _misread(read, 10, "A", 0),
+        8: _misread(read, 8, "A", 270),
+    }
+    assert _legal(game, read, cluster)
+    for kept in (*combinations(cluster, 1), *combinations(cluster, 2)):
+        assert not _legal(game, read, {k: cluster[k] for k in kept})
+    _camera_misread(tracker, cluster)
+    assert tracker.review() == read
+
+
 def _fitting_misreads(game, read: list, misreads: dict[int, str]) -> dict:
     """Turns of ``read`` (by index) read as other types (``misreads``), each at the first
     rotation its neighbours allow, or None if one has none or the game would be illegal."""
