@@ -24,7 +24,7 @@ import numpy as np
 from meeplecam.engine import Discard, Game, IllegalTurn, TileType, Turn
 from meeplecam.vision.solve import Option, solve_board
 
-from .appearance import CITY, PENNANT, trimmed_map
+from .appearance import CITY, PENNANT, TerrainScorer, trimmed_map
 from .rectify import Board
 from .tracker import _neighbours
 from .twins import has_pennant, pennant_pair, shield_margin, shield_view
@@ -148,6 +148,10 @@ class Review:
         read_only = {c: i for c, i in read.items() if not isinstance(events[i], _Gap)}
         # a follower read where none stands may hold the figure an exchange needs: first
         events = self._figures_again(events, read, board)
+        events = self._solved(events, read, looks, board)
+        # what the table taught during play includes every misread committed: learned again
+        # from the board as solved, the tiles are weighed again and the board solved again
+        looks = self._looks_learned_again(events, read, board)
         events = self._solved(events, read, looks, board)
         for cells in (read_only, read) if len(read_only) < len(read) else (read_only,):
             events = self._deal_rounds(events, cells, looks, board)
@@ -810,18 +814,37 @@ class Review:
                 out.append((view, event.tile == shielded_id))
         return out
 
-    def _looks_like(self, board: Board, cell) -> Looks:
-        """How well the tile at ``cell`` looks like each type at each of its rotations."""
+    def _looks_learned_again(self, events: list, read: dict, board: Board) -> dict:
+        """How every read tile looks to a scorer that learned the art again from the last
+        view, every tile as ``events`` read it (the misreads committed during play, and read
+        again since, out of what it knows). Without templates: on the view it is scored on,
+        a type laid once would have the tile's own picture for one."""
+        old = self.scorer
+        scorer = TerrainScorer(replace(old.config, template_weight=0.0), old.colours, old.reference)
+        scorer.players = list(old.players)
+        scorer.follower_counts = {c: v.copy() for c, v in old.follower_counts.items()}
+        for cell, placed in self.game.replayed(_played(events)).board.tiles.items():
+            if board.contains(cell) and self.tracker._visible(cell):
+                whole = board.cell(*cell)
+                crop = scorer.prepare(whole)
+                _, ignore = self.tracker._figures(crop)
+                scorer.learn(crop, placed.tile, placed.rotation, ignore, whole)
+        return {cell: self._looks_like(board, cell, scorer) for cell in read}
+
+    def _looks_like(self, board: Board, cell, scorer=None) -> Looks:
+        """How well the tile at ``cell`` looks like each type at each of its rotations (to
+        ``scorer``, the tracker's by default)."""
         game = self.game
+        scorer = scorer or self.scorer
         whole = board.cell(*cell)
-        crop = self.scorer.prepare(whole)
+        crop = scorer.prepare(whole)
         _, ignore = self.tracker._figures(crop)
         options = [
             (tile, rotation)
             for tile in game.tileset.types.values()
             for rotation in tile.distinct_rotations
         ]
-        scores = self.scorer.score(crop, options, ignore, whole)
+        scores = scorer.score(crop, options, ignore, whole)
         return Looks(
             {(tile.id, r): score for score, (tile, r) in zip(scores, options, strict=True)},
             ignore,
