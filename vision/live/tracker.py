@@ -143,8 +143,9 @@ class TrackerConfig:
     review_margin: float = 0.05
     # the board solved all together (Review._solved), in this many seconds at most; a tile
     # read again there that looks less like its new type than like its reading loses that
-    # much more (the 40 snowy and scans games, read over from the same readings: no more
-    # 1612 / 1594 turns right, 0.5 1612 / 1598, 1.0 1608 / 1598; the copy 706 with either)
+    # difference this many times more (the 40 snowy and scans games read over from the same
+    # readings, solved once: 0 1612 / 1594 turns right, 0.5 1612 / 1598, 1.0 1608 / 1598;
+    # the copy 706 with each)
     review_solve_s: float = 20.0
     review_solve_doubt: float = 0.5
     review_locked: int = 12  # exchanges refused alone tried two at a time, at most
