@@ -247,8 +247,9 @@ class Review:
         return events
 
     def _read_as(self, events: list, read: dict, readings: dict, board: Board):
-        """``events`` with the cells of ``readings`` read as (type, rotation), each follower on
-        the likeliest spot of its new tile, if the game stays legal; else None."""
+        """``events`` with the cells of ``readings`` read as (type, rotation) (a tile never
+        read put in), each follower on the likeliest spot of its new tile, if the game stays
+        legal; else None."""
         trial = list(events)
         for cell, (tile_id, rotation) in readings.items():
             was = events[read[cell]]
@@ -262,7 +263,7 @@ class Review:
                 if trial[at].meeple is not None:
                     trial[at] = self._follower_again(board, trial, at)
         except IllegalTurn as exc:
-            log.debug("review: solution refused: %s", exc)
+            log.debug("review: %s refused: %s", sorted(readings), exc)
             return None
         return self._legal(trial, read, set(readings), board)
 
@@ -560,24 +561,9 @@ class Review:
         fills = any(isinstance(events[read[cell]], _Gap) for cell, _ in exchange)
         if not fills and total < self.config.review_margin:
             return None  # a gap is filled with the likeliest tile the rules allow, at any gain
-        trial = list(events)
-        for cell, tile_id in exchange:
-            was = events[read[cell]]
-            trial[read[cell]] = (
-                replace(was, tile=tile_id, rotation=rotation[cell])
-                if isinstance(was, Turn)
-                else Turn(tile_id, *cell, rotation[cell])  # a tile never read, put in
-            )
-        try:
-            for index in sorted(read[cell] for cell, _ in exchange):
-                if trial[index].meeple is not None:
-                    trial[index] = self._follower_again(board, trial, index)
-        except IllegalTurn as exc:
-            log.debug("review: %s refused: %s", exchange, exc)
-            return None  # the new tile has no free spot for the figure
-        trial = self._legal(trial, read, {cell for cell, _ in exchange}, board)
+        trial = self._read_as(events, read, {c: (t, rotation[c]) for c, t in exchange}, board)
         if trial is None:
-            return None  # a claimed feature, a copy the bag no longer holds
+            return None  # no free spot for a figure, a claimed feature, a copy the bag lacks
         log.info(
             "review: %s read again (%+.3f)", [trial[read[c]].describe() for c, _ in exchange], total
         )
