@@ -160,6 +160,7 @@ def replay(
         if progress is not None and time.monotonic() - reported >= 1.0:
             reported = time.monotonic()
             progress(result, "reading")
+    tracker.sync()  # the recording may end on the last turn
     if review:
         if progress is not None:
             progress(result, "reading over")

@@ -1283,6 +1283,14 @@ class Tracker:
                 return Amend(index, turn, self._crop_picture(board, cell)), amended
         return None
 
+    def sync(self) -> None:
+        """Take in what the consumer did with the last observations (a turn applied, an undo)
+        without a new frame: each frame does this first, but a recording that ends on its last
+        turn gives none after it, and that turn would stay unread (not learned from, and not
+        read over by :meth:`review`, which takes a tile it has no reading of for the players'
+        own entry)."""
+        self._sync_game()
+
     def review(self, game: Game | None = None) -> list[Turn | Discard]:
         """The game read over at its end, with all the table has taught since the early turns
         were read (:class:`~.review.Review`): returns ``game``'s log (the tracker's game when

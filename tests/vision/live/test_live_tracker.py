@@ -102,6 +102,43 @@ def test_short_game_replayed_end_to_end(drawn_game, drawn_frames):
     assert set(result.record()) >= {"turns", "scores", "questions", "warnings"}
 
 
+def test_a_recording_that_ends_on_its_last_turn_has_that_turn_read_like_the_others(
+    drawn_game, drawn_frames
+):
+    """People stop recording once the last tile is down: no frame follows its commit. That
+    turn is still the camera's reading (learned from, and read over at the end like the
+    others), not a tile the players entered, which the end-of-game review would hold fixed."""
+    seen: list[int] = []
+    shown = {"frame": -1}
+
+    def counted():
+        for k, frame in enumerate(drawn_frames):
+            shown["frame"] = k
+            yield frame
+
+    replay(
+        counted(),
+        _fresh(drawn_game),
+        Rectifier(drawn_game.grid_to_image),
+        review=False,
+        on_observation=lambda obs, tracker: seen.append(shown["frame"]),
+    )
+    last_read = seen[-1]
+    assert last_read < len(drawn_frames) - 1  # the full recording goes on after it
+
+    game, trackers = _fresh(drawn_game), []
+    replay(
+        drawn_frames[: last_read + 1],
+        game,
+        Rectifier(drawn_game.grid_to_image),
+        review=False,
+        on_observation=lambda obs, tracker: trackers.append(tracker),
+    )
+    tracker, last = trackers[-1], game.log[-1]
+    assert tracker.readings.get(last.cell) == last
+    assert tracker.known_log == len(game.log)
+
+
 def _after_start(drawn_game, drawn_frames):
     tracker = _tracker(drawn_game)
     _feed(tracker, drawn_frames[:4])
