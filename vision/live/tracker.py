@@ -450,6 +450,9 @@ class Tracker:
                 # nothing the bag holds can be laid there: keep the tile out of the diff (the
                 # game goes on, one turn short, until the players correct the earlier turn)
                 self.baseline[cell] = self._look(board, cell)
+                # and read it over at the end on a view that shows it: the earlier misread that
+                # took its copy is what the review is for
+                self.game_view = board
                 self.status = "watching"
                 return S.WATCHING
             self.last_warning = observation.text

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from meeplecam.engine import Game, Turn
 from meeplecam.vision.live.observations import Amend, Commit, Question, Warning
 from meeplecam.vision.live.rectify import Rectifier
@@ -42,15 +44,16 @@ def test_a_spent_tile_that_looks_best_is_asked_about_naming_the_copy(drawn_game,
             assert "has been played" in obs.text
 
 
+def _spend_every_fitting_tile(game, first, sides):
+    for tile in game.tileset.types.values():
+        if len(tile.rotations_fitting(game.board.frontier[first.cell])) > 0:
+            game.remaining[tile.id] = 0
+
+
 def test_no_tile_left_fits_warns_then_keeps_watching(drawn_game, drawn_frames):
     # every tile with those sides is used up: nothing can be laid, so warn (naming what the tile
     # looks like) and take the tile into the baseline rather than stall the rest of the game
-    def spend(game, first, sides):
-        for tile in game.tileset.types.values():
-            if len(tile.rotations_fitting(game.board.frontier[first.cell])) > 0:
-                game.remaining[tile.id] = 0
-
-    first, tracker = _first_turn_and_tracker(drawn_game, spend)
+    first, tracker = _first_turn_and_tracker(drawn_game, _spend_every_fitting_tile)
     out = _first_observation(tracker, drawn_frames)
     (obs,) = out
     assert isinstance(obs, Warning)
@@ -58,6 +61,24 @@ def test_no_tile_left_fits_warns_then_keeps_watching(drawn_game, drawn_frames):
     assert first.cell in tracker.unread
     assert tracker.state is State.WATCHING
     assert tracker.game.log == []  # the engine was never handed an illegal turn
+
+
+def test_a_tile_no_bag_tile_fits_is_read_over_at_the_end_on_a_view_that_shows_it(
+    drawn_game, drawn_frames
+):
+    """The tile an earlier misread took the copy of is left unread: the end-of-game review,
+    which can give the copy back, must see it on the table, not the empty cell of the view
+    before it was laid (where it read the table's wood as a tile)."""
+    first, tracker = _first_turn_and_tracker(drawn_game, _spend_every_fitting_tile)
+    before = None
+    for frame in drawn_frames:
+        out = tracker.feed(frame)
+        before = before or tracker.game_view
+        if out:
+            break
+    assert first.cell in tracker.unread
+    empty = before.cell(*first.cell).astype(int)
+    assert np.abs(tracker.game_view.cell(*first.cell).astype(int) - empty).mean() > 20
 
 
 def test_suspect_is_the_least_sure_copy(drawn_game):
