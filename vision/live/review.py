@@ -320,7 +320,9 @@ class Review:
         the decode missed) is put on its likeliest legal spot; a follower the game still has
         on a tile where no figure of its colour shows is taken off (a red cloister roof read
         as a monk), unless many figures the game has on the board are gone (the players
-        cleared the table for the final scoring)."""
+        cleared the table for the final scoring). A follower taken off that the game read
+        over then scores and returns (its city or road finished after all) is put back, on
+        the segment under where the figure stood when its tile was read."""
         game = self.game
         final = game.replayed(_played(events))
         standing = {f.cell for f in final.board.followers()}  # only a tile's turn lays there
@@ -336,25 +338,33 @@ class Review:
             crop, mask, colour = seen[cell]
             if isinstance(turn, _Gap):
                 continue  # never read
+            returned = False  # the change holds only if the follower is scored and returned
             if turn.meeple is None and mask.mean() >= self.config.review_figure_area:
-                try:
-                    changed = replace(
-                        turn, meeple=self._spot_seen(events, index, crop, colour, mask)
-                    )
-                except IllegalTurn:
-                    continue
+                foot = self.scorer.figure_core(crop, colour, mask)
+            elif turn.meeple is None and not mask.any() and cell in self.tracker.figures_read:
+                # read with a figure the last view no longer shows, taken off while the game
+                # as read kept it on the board: as read over, it may be scored and returned
+                foot, returned = self.tracker.figures_read[cell], True
             elif turn.meeple is not None and clear and not mask.any():
                 if cell not in standing:
                     continue  # scored and returned: gone as it should be
-                changed = replace(turn, meeple=None)
+                foot = None
             else:
+                continue
+            try:
+                changed = replace(
+                    turn, meeple=None if foot is None else self._spot_at(events, index, foot)
+                )
+            except IllegalTurn:
                 continue
             if changed == turn:
                 continue
             trial = [*events[:index], changed, *events[index + 1 :]]
             try:
-                game.replayed(_played(trial))
+                after = game.replayed(_played(trial))
             except IllegalTurn:
+                continue
+            if returned and any(f.cell == cell for f in after.board.followers()):
                 continue
             log.info(
                 "review: %s follower %s (was %s)", changed.describe(), changed.meeple, turn.meeple
@@ -685,19 +695,22 @@ class Review:
         crop = self.scorer.prepare(whole)
         colour = self.game.players[self._player_at(events, index)].colour
         figure = self.tracker._figure_masks(crop)[colour]
-        if not figure.any():
-            return turn  # scored and returned: the name is all there is to go by
-        spot = self._spot_seen(events, index, crop, colour, figure)
+        if figure.any():
+            foot = self.scorer.figure_core(crop, colour, figure)
+        else:  # scored and returned: where the figure stood when the tile was read
+            foot = self.tracker.figures_read.get(turn.cell)
+            if foot is None:
+                return turn  # the name is all there is to go by
+        spot = self._spot_at(events, index, foot)
         if spot is None:
             raise IllegalTurn(index + 1, turn, "no free spot for its follower")
         return replace(turn, meeple=spot)
 
-    def _spot_seen(self, events: list, index: int, crop, colour: str, figure) -> str | None:
-        """The likeliest free spot, on the tile turn ``index`` of ``events`` reads, for the
-        ``figure`` of ``colour`` on its crop (None: none is free); raises IllegalTurn when the
-        turns before it are not legal."""
+    def _spot_at(self, events: list, index: int, foot: np.ndarray) -> str | None:
+        """The likeliest free spot, on the tile turn ``index`` of ``events`` reads, for a
+        figure whose clear part is ``foot`` (a mask on the scorer's crop of its cell; None:
+        none is free); raises IllegalTurn when the turns before it are not legal."""
         turn = events[index]
-        foot = self.scorer.figure_core(crop, colour, figure)
         before = self.game.replayed(_played(events[:index]))
         tile = self.game.tileset[turn.tile]
         return self.tracker._turns_for(tile, turn.rotation, turn.cell, foot, game=before)[0].meeple

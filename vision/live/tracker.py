@@ -279,6 +279,10 @@ class Tracker:
         # the turn the camera's reading put in the game at each cell: the review reads only
         # these over (a turn the players chose, entered or corrected is theirs)
         self.readings: dict[tuple[int, int], Turn] = {}
+        # where the figure of each reading with a follower stood (its core on the scorer's
+        # crop of the cell): the last view may no longer show it (scored and returned), and a
+        # tile read over as another type puts it on the segment under that spot
+        self.figures_read: dict[tuple[int, int], np.ndarray] = {}
         self.repaired: set[tuple[int, int]] = set()  # cells read again by _repair: never twice
         self.reading_again = False  # reading a tile in the game as an amend leaves it: no repair
         self.rebaseline = False
@@ -528,6 +532,10 @@ class Tracker:
         ):
             self.certainty[pending.cell] = pending.margin if isinstance(obs, Commit) else 0.0
             self.readings[pending.cell] = event
+            if event.meeple and pending.follower is not None and pending.follower.any():
+                colour = self.game.players[self.game.results[-1].player].colour
+                core = self.scorer.figure_core(pending.crop, colour, pending.follower)
+                self.figures_read[pending.cell] = core
         sure = (
             isinstance(obs, Commit)
             or self.people_answer

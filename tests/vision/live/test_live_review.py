@@ -186,3 +186,71 @@ def test_once_the_shields_decided_a_twin_looks_as_much_like_its_pair_s_other_typ
     assert alike[("Q", 0)] == alike[("R", 0)] == -1.0
     assert alike[("Q", 90)] == alike[("R", 90)] == -1.5
     assert alike[("T", 0)] == -2.5
+
+
+def _figure_at(tile, rotation: int, segment: int, size: int, inset: float) -> np.ndarray:
+    """A figure's clear part on the scorer's crop of its cell, at the spot where a follower is
+    put on ``segment``."""
+    from meeplecam.vision.live.appearance import anchor_points
+
+    ax, ay = anchor_points(tile, rotation)[segment]
+    col, row = (round((a - inset) / (1 - 2 * inset) * size - 0.5) for a in (ax, ay))
+    mask = np.zeros((size, size), bool)
+    mask[max(0, row - 2) : row + 1, max(0, col - 1) : col + 2] = True
+    return mask
+
+
+def _followers_taken_off(returned: bool):
+    """A base game with a follower on a road or a city that is (``returned``) or is not
+    scored and returned before the end, taken off as the review's first look at the figures
+    does while the game as read keeps it on the board. Returns (game, the log without it,
+    its turn's index, a tracker that saw the figure when the tile was read, the last view:
+    a figure wherever a follower stands, none on that tile)."""
+    from meeplecam.engine import Kind
+    from meeplecam.vision.live.tracker import Tracker
+
+    for seed in range(40):
+        game = random_game(find_tileset("base"), 2, seed=seed, follower_chance=0.6)
+        log, standing = list(game.log), {f.cell for f in game.board.followers()}
+        for k, turn in enumerate(log):
+            if not isinstance(turn, Turn) or not turn.meeple or (turn.cell in standing) == returned:
+                continue
+            before = game.replayed(log[:k])
+            spot = next(
+                s for s in follower_spots(before, replace(turn, meeple=None)) if s.at == turn.meeple
+            )
+            if spot.kind not in (Kind.ROAD, Kind.CITY):
+                continue
+            taken = [*log[:k], replace(turn, meeple=None), *log[k + 1 :]]
+            still = {f.cell for f in game.replayed(taken).board.followers()}
+            table = _Table(
+                {e.cell: CLEAR if e.cell in still else 0.0 for e in taken if isinstance(e, Turn)}
+            )
+            tracker = Tracker(game, None)
+            tracker.scorer = table
+            size, inset = tracker.config.scorer.size, tracker.config.scorer.inset
+            tile = game.tileset[turn.tile]
+            tracker.figures_read[turn.cell] = _figure_at(
+                tile, turn.rotation, spot.segment, size, inset
+            )
+            return game, taken, k, tracker, table
+    raise AssertionError("no such follower")
+
+
+def test_a_follower_taken_off_is_put_back_when_the_game_read_over_scores_and_returns_it():
+    """The first look at the figures took a knight (or a thief) off: the game as read still
+    had it in its city at the end, and no figure stands there. But the game read over
+    finishes that city (its tiles read as other types), so the knight was scored and went
+    back to its player: its absence is explained, and it is put back where the camera saw it
+    when its tile was read."""
+    game, taken, k, tracker, table = _followers_taken_off(returned=True)
+    read = {e.cell: i for i, e in enumerate(taken) if isinstance(e, Turn)}
+    again = Review(tracker, game)._figures_again(taken, read, table)
+    assert again[k] == game.log[k]
+    assert [i for i, (a, b) in enumerate(zip(taken, again, strict=True)) if a != b] == [k]
+
+
+def test_a_follower_taken_off_stays_off_while_the_game_would_keep_it_on_the_board():
+    game, taken, _, tracker, table = _followers_taken_off(returned=False)
+    read = {e.cell: i for i, e in enumerate(taken) if isinstance(e, Turn)}
+    assert Review(tracker, game)._figures_again(taken, read, table) == taken
