@@ -536,6 +536,8 @@ class Tracker:
                 colour = self.game.players[self.game.results[-1].player].colour
                 core = self.scorer.figure_core(pending.crop, colour, pending.follower)
                 self.figures_read[pending.cell] = core
+            else:  # read again without one (an undo, the tile laid anew)
+                self.figures_read.pop(pending.cell, None)
         sure = (
             isinstance(obs, Commit)
             or self.people_answer
