@@ -87,6 +87,7 @@ class Review:
         self.config = tracker.config
         self.scorer = tracker.scorer
         self._seen: dict = {}  # (cell, colour) -> the cell's crop on the last view, the mask
+        self._weight: dict = {}  # cell -> how much its looks count (see _contrast_left)
 
     def read_over(self) -> list[Turn | Discard]:
         """The game's log read over (equal to it when nothing changed).
@@ -142,6 +143,7 @@ class Review:
                 and self.tracker._visible(event.cell)
             )
         }
+        self._weight = self._contrast_left(board, read) if self.config.review_by_contrast else {}
         looks = {cell: self._looks_like(board, cell) for cell in read}
         # the tiles read first, then with the gaps: a gap that cannot be filled (its
         # neighbours still misread) would hold back the exchange that holds it
@@ -843,11 +845,34 @@ class Review:
             for tile in game.tileset.types.values()
             for rotation in tile.distinct_rotations
         ]
-        scores = scorer.score(crop, options, ignore, whole)
+        scores = np.asarray(scorer.score(crop, options, ignore, whole)) * self._weight.get(
+            cell, 1.0
+        )
         return Looks(
-            {(tile.id, r): score for score, (tile, r) in zip(scores, options, strict=True)},
+            {(tile.id, r): float(score) for score, (tile, r) in zip(scores, options, strict=True)},
             ignore,
         )
+
+    def _contrast_left(self, board: Board, cells) -> dict:
+        """How much of its contrast the last view left each tile at ``cells``, 0 to 1. A
+        lamp's glare adds white light: it lifts a tile's darkest pixels towards white, and on
+        snowy art a tile washed out so looks like snow, every option about as much as any
+        other but by chance a little more like some, which no tile around can outweigh. The
+        share of the span from a tile's dark floor (its 10th percentile of lightness, figures
+        left out) to white that is left of the board's typical span; 1 at or above it."""
+        import cv2
+
+        floors = {}
+        for cell in cells:
+            crop = self.scorer.prepare(board.cell(*cell))
+            lightness = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab)[..., 0]
+            _, hidden = self.tracker._figures(crop)
+            shown = lightness if hidden is None or hidden.all() else lightness[~hidden]
+            floors[cell] = float(np.percentile(shown, 10))
+        if not floors:
+            return {}
+        span = max(1.0, 255.0 - float(np.median(list(floors.values()))))
+        return {cell: min(1.0, max(0.0, (255.0 - floor) / span)) for cell, floor in floors.items()}
 
 
 __all__ = ["Looks", "Review", "city_of"]

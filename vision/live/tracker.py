@@ -148,6 +148,9 @@ class TrackerConfig:
     # the copy 706 with each)
     review_solve_s: float = 20.0
     review_solve_doubt: float = 0.5
+    # a tile in a lamp's glare counts in the review as much as it keeps of the table's
+    # contrast (Review._contrast_left); False: every tile counts in full
+    review_by_contrast: bool = True
     review_locked: int = 12  # exchanges refused alone tried two at a time, at most
     review_rounds: int = 5  # deals, each without the types the last one's cells could not take
     # tiles around an exchange that fits no rotation turned with it where they lie, at most

@@ -254,3 +254,17 @@ def test_a_follower_taken_off_stays_off_while_the_game_would_keep_it_on_the_boar
     game, taken, _, tracker, table = _followers_taken_off(returned=False)
     read = {e.cell: i for i, e in enumerate(taken) if isinstance(e, Turn)}
     assert Review(tracker, game)._figures_again(taken, read, table) == taken
+
+
+def test_a_tile_in_a_lamp_s_glare_counts_as_much_as_the_contrast_it_kept():
+    """A glare adds white light: the washed-out tile's darkest pixels are lifted towards
+    white, and what is left of its contrast is all its looks can say. The tiles in plain
+    light count (about) in full."""
+    rng = np.random.default_rng(3)
+    pictures = {(x, 0): rng.integers(30, 230, (40, 40, 3)).astype(np.uint8) for x in range(5)}
+    pictures[(2, 0)] = np.clip(pictures[(2, 0)].astype(int) + 170, 0, 255).astype(np.uint8)
+    table = _TwinTable(pictures)
+    game = random_game(find_tileset("base"), 2, seed=0)
+    weights = Review(_TwinTracker(table), game)._contrast_left(table, list(pictures))
+    assert all(weights[(x, 0)] > 0.95 for x in (0, 1, 3, 4))
+    assert 0.0 < weights[(2, 0)] < 0.5
