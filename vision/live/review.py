@@ -725,7 +725,12 @@ class Review:
         weighed against what its colours and the few pictures learned said of shields (on
         the Winter scans a snowy roof looks like one); side by side, a copy's shield stands out
         from its twins' same art. A split is taken when it stands out by
-        ``review_shield_gain`` more than the one read, and the game stays legal."""
+        ``review_shield_gain`` more than the one read, and the game stays legal. With the
+        art's model the live reading knew where each type's shield is drawn: the twins stay
+        as read (the 20 snowy games with the art's model: two pairs read right were
+        exchanged here)."""
+        if self.scorer.reference is not None:
+            return events
         tileset = self.game.tileset
         pairs: dict[str, list] = {}  # the pair's type with a shield -> the cells read as either
         for cell, index in read.items():

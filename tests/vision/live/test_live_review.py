@@ -108,6 +108,7 @@ def _twin_art(shield: bool, rotation: int, seed: int, roof: bool = False) -> np.
 
 class _TwinTable:
     config = ScorerConfig(size=40)  # the scorer's crops: the pictures as they are
+    reference = None  # no appearance model of the art: the twins are learned side by side
 
     def __init__(self, pictures: dict):
         self.pictures = pictures
@@ -268,3 +269,14 @@ def test_a_tile_in_a_lamp_s_glare_counts_as_much_as_the_contrast_it_kept():
     weights = Review(_TwinTracker(table), game)._contrast_left(table, list(pictures))
     assert all(weights[(x, 0)] > 0.95 for x in (0, 1, 3, 4))
     assert 0.0 < weights[(2, 0)] < 0.5
+
+
+def test_with_the_art_s_model_the_twins_stay_as_the_live_reading_had_them():
+    """The art's model knows where each type's shield is drawn, tile by tile: the shields
+    side by side, for a copy whose art is learned during play, do not overrule it."""
+    game, table, log, misread, twins, _ = _twins_misread(roof=False)
+    table.reference = object()  # an appearance model of the copy's art
+    review = Review(_TwinTracker(table), game)
+    read = {log[k].cell: k for k in twins}
+    looks = {cell: Looks({}, None) for cell in read}
+    assert review._shields_again(misread, read, looks, table) == misread
