@@ -528,6 +528,7 @@ class Tracker:
             board = self._cut(self.rectifier, pending.frame, self.window())
         self._set_baseline(board)
         obs = pending.observation
+        colour = self.game.players[self.game.results[-1].player].colour  # who laid it
         if (
             isinstance(event, Turn)
             and event.cell == pending.cell
@@ -536,7 +537,6 @@ class Tracker:
             self.certainty[pending.cell] = pending.margin if isinstance(obs, Commit) else 0.0
             self.readings[pending.cell] = event
             if event.meeple and pending.follower is not None and pending.follower.any():
-                colour = self.game.players[self.game.results[-1].player].colour
                 core = self.scorer.figure_core(pending.crop, colour, pending.follower)
                 self.figures_read[pending.cell] = core
             else:  # read again without one (an undo, the tile laid anew)
@@ -552,7 +552,6 @@ class Tracker:
             # with no figure on the tile, what looked like one was its art (a cloister's red
             # roofs read as a red monk): learned as the tile's, so it is not read so again
             follower = pending.follower if event.meeple else None
-            colour = self.game.players[self.game.results[-1].player].colour
             if event.meeple and (follower is None or not follower.any()):
                 # the players put a figure there that its colour missed: this light shows the
                 # colour duller than it was known, so learn it (and keep it out of the tile's)
