@@ -528,7 +528,14 @@ class Tracker:
             board = self._cut(self.rectifier, pending.frame, self.window())
         self._set_baseline(board)
         obs = pending.observation
-        colour = self.game.players[self.game.results[-1].player].colour  # who laid it
+        result = self.game.results[-1]
+        colour = self.game.players[result.player].colour  # who laid it
+        seen = pending.follower is not None and pending.follower.any()
+        # a figure on a tile laid when the game had none of the player's followers left: an
+        # earlier turn is read wrong, and the review may give the figure its follower back
+        back = sum(1 for f in result.returned if f.player == result.player)
+        had = self.game.supply[result.player] - back  # before the turn's scoring returned some
+        unlaid = seen and isinstance(event, Turn) and not event.meeple and had <= 0
         if (
             isinstance(event, Turn)
             and event.cell == pending.cell
@@ -536,7 +543,7 @@ class Tracker:
         ):
             self.certainty[pending.cell] = pending.margin if isinstance(obs, Commit) else 0.0
             self.readings[pending.cell] = event
-            if event.meeple and pending.follower is not None and pending.follower.any():
+            if (event.meeple or unlaid) and seen:
                 core = self.scorer.figure_core(pending.crop, colour, pending.follower)
                 self.figures_read[pending.cell] = core
             else:  # read again without one (an undo, the tile laid anew)
@@ -551,13 +558,18 @@ class Tracker:
             whole = pending.board.cell(*pending.cell)
             # with no figure on the tile, what looked like one was its art (a cloister's red
             # roofs read as a red monk): learned as the tile's, so it is not read so again
-            follower = pending.follower if event.meeple else None
-            if event.meeple and (follower is None or not follower.any()):
+            follower = pending.follower if event.meeple or unlaid else None
+            if event.meeple and not seen:
                 # the players put a figure there that its colour missed: this light shows the
                 # colour duller than it was known, so learn it (and keep it out of the tile's)
                 follower, _ = self.scorer.follower_mask(pending.crop, colour, known=True)
             self.scorer.learn(
-                pending.crop, tile, event.rotation, follower, whole, bare=not event.meeple
+                pending.crop,
+                tile,
+                event.rotation,
+                follower,
+                whole,
+                bare=not (event.meeple or unlaid),
             )
             if event.meeple and follower is not None and follower.any():
                 self.scorer.learn_follower(pending.crop, colour, follower)
@@ -922,12 +934,12 @@ class Tracker:
         ]
 
     def follower_on(self, crop: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """The current player's follower on a scorer crop (a mask, or None when there is none
-        or the player has none left to lay) and the pixels the tile terms leave out for it
-        (the mask grown by ``follower_guard``)."""
+        """The current player's figure on a scorer crop (a mask, or None when there is none)
+        and the pixels the tile terms leave out for it (the mask grown by ``follower_guard``).
+        Looked for even when the game has none of the player's followers left: then an earlier
+        turn was read with a follower it did not have, or one scored and returned was kept,
+        and the figure is still not the tile's art."""
         game = self.game
-        if game.supply[game.current] <= 0:
-            return None, None
         mask, _ = self.scorer.follower_mask(crop, game.players[game.current].colour)
         if not mask.any():
             return None, None
@@ -1022,11 +1034,16 @@ class Tracker:
             return Warning(text, picture)
         follower, ignore = self.follower_on(crop)
         colour = game.players[game.current].colour
-        foot = None if follower is None else self.scorer.figure_core(crop, colour, follower)
+        free = game.supply[game.current] > 0  # a figure seen is laid only with one to lay
+        foot = (
+            None
+            if follower is None or not free
+            else self.scorer.figure_core(crop, colour, follower)
+        )
         # with the copy's art known, a figure its colour shows too faintly to count (the first
         # yellow knight on a tan city in shade) is a blob of the colour the art does not explain
         faint = faint_foot = None
-        if follower is None and self.scorer.reference is not None and game.supply[game.current] > 0:
+        if follower is None and self.scorer.reference is not None and free:
             loose, _ = self.scorer.follower_mask(crop, colour, known=True)
             if loose.any():
                 faint, faint_foot = loose, self.scorer.figure_core(crop, colour, loose)
@@ -1089,7 +1106,7 @@ class Tracker:
         for i in order[: cfg.max_options]:
             tile, rotation = options[i]
             on_tile = foot
-            if follower is not None and self.scorer.art_explains(
+            if foot is not None and self.scorer.art_explains(
                 whole, follower, tile, rotation, art_memo
             ):
                 on_tile = None  # the tile's own art (red roofs), not a figure

@@ -801,6 +801,28 @@ def test_a_figure_standing_on_a_tile_read_without_one_is_put_back_at_the_end(
     assert tracker.review() == read
 
 
+def test_a_figure_laid_when_the_game_had_no_follower_left_is_given_back_at_the_end(
+    drawn_game, drawn_frames
+):
+    """Misreads kept every follower of the players on the board: as read, nobody has one left
+    when a figure stands on a new tile, so its turn is read without it. The figure is still no
+    part of the tile's art, and it is remembered: read over at the end (each follower in hand
+    again), every turn has its follower back, whether the figure still stands or was scored
+    and went back to its player."""
+    game = _fresh(drawn_game)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
+    game.supply[:] = [0] * len(game.players)  # as the misreads left it
+    for frame in drawn_frames:
+        for obs in tracker.feed(frame):
+            game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
+    truth = drawn_game.game.log
+    assert [replace(t, meeple=None) for t in truth] == game.log
+    laid = {t.cell for t in truth if t.meeple is not None}
+    assert len(laid) >= 3
+    assert laid <= set(tracker.figures_read)
+    assert tracker.review() == truth
+
+
 def test_a_follower_where_no_figure_shows_is_taken_off_at_the_end(drawn_game, drawn_frames):
     """A follower read where none was laid (a red roof taken for a monk): at the end of the
     recording no figure of its colour shows on the tile, so the turn is read without it."""
