@@ -87,7 +87,7 @@ class Review:
         self.config = tracker.config
         self.scorer = tracker.scorer
         self._seen: dict = {}  # (cell, colour) -> the cell's crop on the last view, the mask
-        self._weight: dict = {}  # cell -> how much its looks count (see _contrast_left)
+        self._contrast: dict = {}  # cell -> how much of the contrast it kept (_contrast_left)
 
     def read_over(self) -> list[Turn | Discard]:
         """The game's log read over (equal to it when nothing changed).
@@ -143,7 +143,7 @@ class Review:
                 and self.tracker._visible(event.cell)
             )
         }
-        self._weight = self._contrast_left(board, read) if self.config.review_by_contrast else {}
+        self._contrast = self._contrast_left(board, read)
         looks = {cell: self._looks_like(board, cell) for cell in read}
         # the tiles read first, then with the gaps: a gap that cannot be filled (its
         # neighbours still misread) would hold back the exchange that holds it
@@ -844,15 +844,19 @@ class Review:
         scorer = scorer or self.scorer
         whole = board.cell(*cell)
         crop = scorer.prepare(whole)
-        _, ignore = self.tracker._figures(crop)
+        _, ignore = self.tracker._figures(crop)  # as seen: taking a glare off turns colours
+        contrast = self._contrast.get(cell, 1.0)
+        if contrast < self.config.review_glare_below:  # read through the glare
+            whole = _through_glare(whole, contrast)
+            crop = scorer.prepare(whole)
         options = [
             (tile, rotation)
             for tile in game.tileset.types.values()
             for rotation in tile.distinct_rotations
         ]
-        scores = np.asarray(scorer.score(crop, options, ignore, whole)) * self._weight.get(
-            cell, 1.0
-        )
+        scores = np.asarray(scorer.score(crop, options, ignore, whole))
+        if self.config.review_by_contrast:
+            scores *= contrast
         return Looks(
             {(tile.id, r): float(score) for score, (tile, r) in zip(scores, options, strict=True)},
             ignore,
@@ -878,6 +882,14 @@ class Review:
             return {}
         span = max(1.0, 255.0 - float(np.median(list(floors.values()))))
         return {cell: min(1.0, max(0.0, (255.0 - floor) / span)) for cell, floor in floors.items()}
+
+
+def _through_glare(picture: np.ndarray, contrast: float) -> np.ndarray:
+    """A picture with a lamp's glare taken off: the glare adds white light, so each pixel
+    keeps ``contrast`` of its distance from white (``Review._contrast_left``), and that
+    distance is scaled back. The glare is taken as even over the tile (it is a broad spot)."""
+    far = (255.0 - picture.astype(np.float32)) / max(contrast, 0.05)
+    return np.clip(255.0 - far, 0, 255).astype(np.uint8)
 
 
 __all__ = ["Looks", "Review", "city_of"]

@@ -151,6 +151,11 @@ class TrackerConfig:
     # a tile in a lamp's glare counts in the review as much as it keeps of the table's
     # contrast (Review._contrast_left); False: every tile counts in full
     review_by_contrast: bool = True
+    # a tile that kept less than this share of the contrast is read through the glare: the
+    # white light the glare added taken off again (review._through_glare; the 40 games'
+    # readings reviewed: 0.3 and 0.5 both 1649 snowy / 1651 scans, 0.7 1649 / 1649, without
+    # 1646 / 1651: the three tiles of a glare on 07010 read right)
+    review_glare_below: float = 0.5
     review_locked: int = 12  # exchanges refused alone tried two at a time, at most
     review_rounds: int = 5  # deals, each without the types the last one's cells could not take
     # tiles around an exchange that fits no rotation turned with it where they lie, at most

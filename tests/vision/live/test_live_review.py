@@ -10,7 +10,7 @@ import numpy as np
 from meeplecam.engine import IllegalTurn, Turn, find_tileset
 from meeplecam.engine.hints import follower_spots
 from meeplecam.engine.playout import random_game
-from meeplecam.vision.live.appearance import ScorerConfig
+from meeplecam.vision.live.appearance import ScorerConfig, TerrainScorer
 from meeplecam.vision.live.review import Looks, Review
 from meeplecam.vision.live.tracker import TrackerConfig
 
@@ -269,6 +269,42 @@ def test_a_tile_in_a_lamp_s_glare_counts_as_much_as_the_contrast_it_kept():
     weights = Review(_TwinTracker(table), game)._contrast_left(table, list(pictures))
     assert all(weights[(x, 0)] > 0.95 for x in (0, 1, 3, 4))
     assert 0.0 < weights[(2, 0)] < 0.5
+
+
+class _LearnedTracker(_TwinTracker):
+    """A tracker whose scorer learned the Winter art of a few types in plain light."""
+
+    def __init__(self, art_cell):
+        self.config = TrackerConfig()
+        self.scorer = TerrainScorer()
+        tileset = find_tileset("winter")
+        for k, tile_id in enumerate("DEUVWBKLJA"):
+            for rotation in (0, 90):
+                picture = art_cell(tile_id, rotation, "winter", seed=k)
+                self.scorer.learn(
+                    self.scorer.prepare(picture), tileset[tile_id], rotation, None, picture
+                )
+
+
+def test_a_tile_washed_out_by_a_lamp_s_glare_is_read_through_it(art_cell):
+    """A T junction under a lamp: the glare left it a fifth of its contrast, and as it is seen
+    it looks like a tile of snow, a cloister before anything else. The white light taken off
+    again, it looks most like what it is."""
+    game = random_game(find_tileset("winter"), 2, seed=0)
+    tracker = _LearnedTracker(art_cell)
+    pictures = {(x, 0): art_cell(t, 0, "winter", seed=50 + x) for x, t in enumerate("DEVK")}
+    lit = art_cell("W", 180, "winter", seed=99).astype(float)
+    pictures[(4, 0)] = np.clip(255 - (255 - lit) * 0.2, 0, 255).astype(np.uint8)
+    table = _TwinTable(pictures)
+
+    def best(review: Review) -> tuple[str, int]:
+        review._contrast = review._contrast_left(table, list(pictures))
+        scores = review._looks_like(table, (4, 0)).scores
+        return max(scores, key=scores.get)
+
+    assert best(Review(tracker, game)) == ("W", 180)
+    tracker.config = replace(tracker.config, review_glare_below=0.0)
+    assert best(Review(tracker, game)) != ("W", 180)
 
 
 def test_with_the_art_s_model_the_twins_stay_as_the_live_reading_had_them():
