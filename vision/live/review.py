@@ -847,7 +847,7 @@ class Review:
         _, ignore = self.tracker._figures(crop)  # as seen: taking a glare off turns colours
         contrast = self._contrast.get(cell, 1.0)
         if contrast < self.config.review_glare_below:  # read through the glare
-            whole = _through_glare(whole, contrast)
+            whole = _without_glare(whole, contrast)
             crop = scorer.prepare(whole)
         options = [
             (tile, rotation)
@@ -884,7 +884,7 @@ class Review:
         return {cell: min(1.0, max(0.0, (255.0 - floor) / span)) for cell, floor in floors.items()}
 
 
-def _through_glare(picture: np.ndarray, contrast: float) -> np.ndarray:
+def _without_glare(picture: np.ndarray, contrast: float) -> np.ndarray:
     """A picture with a lamp's glare taken off: the glare adds white light, so each pixel
     keeps ``contrast`` of its distance from white (``Review._contrast_left``), and that
     distance is scaled back. The glare is taken as even over the tile (it is a broad spot)."""

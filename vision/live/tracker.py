@@ -152,7 +152,7 @@ class TrackerConfig:
     # contrast (Review._contrast_left); False: every tile counts in full
     review_by_contrast: bool = True
     # a tile that kept less than this share of the contrast is read through the glare: the
-    # white light the glare added taken off again (review._through_glare; the 40 games'
+    # white light the glare added taken off again (review._without_glare; the 40 games'
     # readings reviewed: 0.3 and 0.5 both 1649 snowy / 1651 scans, 0.7 1649 / 1649, without
     # 1646 / 1651: the three tiles of a glare on 07010 read right)
     review_glare_below: float = 0.5
