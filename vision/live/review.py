@@ -167,7 +167,33 @@ class Review:
                 shielded = self._deal_rounds(shielded, cells, twins_alike, board)
             shielded = self._shields_again(shielded, read, looks, board)
         events = self._figures_again(shielded, read, board)
+        events = self._spots_again(events, read)
         return [e for e in events if not isinstance(e, _Gap)]
+
+    def _spots_again(self, events: list, read: dict) -> list:
+        """``events`` with each follower the camera saw laid put again on the likeliest spot
+        under where its figure stood (``Tracker.figures_read``), among the spots free in the
+        game as read over: read live, an earlier misread may have claimed the field or city the
+        figure lay on, and the follower went on the road beside it."""
+        for cell, index in sorted(read.items(), key=lambda item: item[1]):
+            turn = events[index]
+            foot = self.tracker.figures_read.get(cell)
+            if not isinstance(turn, Turn) or turn.meeple is None or foot is None:
+                continue
+            try:
+                spot = self._spot_at(events, index, foot)
+            except IllegalTurn:
+                continue
+            if spot is None or spot == turn.meeple:
+                continue
+            trial = [*events[:index], replace(turn, meeple=spot), *events[index + 1 :]]
+            try:
+                self.game.replayed(_played(trial))
+            except IllegalTurn:
+                continue
+            log.info("review: %s follower %s (was %s)", turn.describe(), spot, turn.meeple)
+            events = trial
+        return events
 
     def _solved(self, events: list, read: dict, looks: dict, board: Board) -> list:
         """``events`` with the read cells' types and rotations solved all together

@@ -257,6 +257,45 @@ def test_a_follower_taken_off_stays_off_while_the_game_would_keep_it_on_the_boar
     assert Review(tracker, game)._figures_again(taken, read, table) == taken
 
 
+def _follower_beside_its_figure():
+    """A base game with a turn read with its follower on another free spot of its tile than
+    the one its figure stood on. Returns (game, the log misread, the log, a tracker that saw
+    the figure)."""
+    from meeplecam.vision.live.tracker import Tracker
+
+    for seed in range(40):
+        game = random_game(find_tileset("base"), 2, seed=seed, follower_chance=0.6)
+        log = list(game.log)
+        for k, turn in enumerate(log):
+            if not isinstance(turn, Turn) or not turn.meeple:
+                continue
+            spots = follower_spots(game.replayed(log[:k]), replace(turn, meeple=None))
+            right = next(s for s in spots if s.at == turn.meeple)
+            for other in (s for s in spots if s.segment != right.segment):
+                misread = [*log[:k], replace(turn, meeple=other.at), *log[k + 1 :]]
+                try:
+                    game.replayed(misread)
+                except IllegalTurn:
+                    continue
+                tracker = Tracker(game, None)
+                size, inset = tracker.config.scorer.size, tracker.config.scorer.inset
+                tile = game.tileset[turn.tile]
+                tracker.figures_read[turn.cell] = _figure_at(
+                    tile, turn.rotation, right.segment, size, inset
+                )
+                return game, misread, log, tracker
+    raise AssertionError("no such follower")
+
+
+def test_a_follower_read_beside_its_figure_goes_where_the_figure_stood_at_the_end():
+    """Read live, the field (or road, or city) a figure stood on was claimed by an earlier
+    misread, so its follower went on another spot of the tile. In the game as read over that
+    spot is free: the follower is put on it, under where the figure stood."""
+    game, misread, log, tracker = _follower_beside_its_figure()
+    read = {e.cell: i for i, e in enumerate(misread) if isinstance(e, Turn)}
+    assert Review(tracker, game)._spots_again(misread, read) == log
+
+
 def test_a_tile_in_a_lamp_s_glare_counts_as_much_as_the_contrast_it_kept():
     """A glare adds white light: the washed-out tile's darkest pixels are lifted towards
     white, and what is left of its contrast is all its looks can say. The tiles in plain
