@@ -116,7 +116,9 @@ class Review:
         looking as much like its pair's other type (a ring that mixed twins with other types
         comes apart by what else the tiles show) and the shields read again. The followers are checked against the figures the table shows
         (:meth:`_figures_again`) first (a follower read where none stands may hold the figure
-        an exchange needs: its player would run out) and last.
+        an exchange needs: its player would run out) and last; then each follower the camera
+        saw laid goes on the likeliest spot under its figure that is free in the game as read
+        over (:meth:`_spots_again`).
         """
         board = self.tracker.game_view
         game = self.game
