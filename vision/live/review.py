@@ -88,6 +88,7 @@ class Review:
         self.scorer = tracker.scorer
         self._seen: dict = {}  # (cell, colour) -> the cell's crop on the last view, the mask
         self._contrast: dict = {}  # cell -> how much of the contrast it kept (_contrast_left)
+        self._hidden: dict = {}  # cell -> the figures' pixels on its last-view crop (_hidden_at)
 
     def read_over(self) -> list[Turn | Discard]:
         """The game's log read over (equal to it when nothing changed).
@@ -188,13 +189,11 @@ class Review:
                 continue
             if spot is None or spot == turn.meeple:
                 continue
-            trial = [*events[:index], replace(turn, meeple=spot), *events[index + 1 :]]
-            try:
-                self.game.replayed(_played(trial))
-            except IllegalTurn:
+            trial = self._with_turn(events, index, replace(turn, meeple=spot))
+            if trial is None:
                 continue
             log.info("review: %s follower %s (was %s)", turn.describe(), spot, turn.meeple)
-            events = trial
+            events = trial[0]
         return events
 
     def _solved(self, events: list, read: dict, looks: dict, board: Board) -> list:
@@ -389,11 +388,10 @@ class Review:
                 continue
             if changed == turn:
                 continue
-            trial = [*events[:index], changed, *events[index + 1 :]]
-            try:
-                after = game.replayed(_played(trial))
-            except IllegalTurn:
+            trial = self._with_turn(events, index, changed)
+            if trial is None:
                 continue
+            trial, after = trial
             if returned and any(f.cell == cell for f in after.board.followers()):
                 continue
             log.info(
@@ -401,6 +399,15 @@ class Review:
             )
             events = trial
         return events
+
+    def _with_turn(self, events: list, index: int, turn: Turn) -> tuple[list, Game] | None:
+        """``events`` with event ``index`` replaced by ``turn``, and the game they play, if it
+        stays legal; else None."""
+        trial = [*events[:index], turn, *events[index + 1 :]]
+        try:
+            return trial, self.game.replayed(_played(trial))
+        except IllegalTurn:
+            return None
 
     def _player_at(self, events: list, index: int) -> int:
         """Whose turn event ``index`` of a log being read over is (a discard keeps the turn)."""
@@ -843,8 +850,7 @@ class Review:
                 and self.tracker._visible(event.cell)
             ):
                 crop = self.scorer.prepare(board.cell(*event.cell))
-                _, hidden = self.tracker._figures(crop)
-                view = shield_view(crop, event.rotation, hidden, city)
+                view = shield_view(crop, event.rotation, self._hidden_at(event.cell, crop), city)
                 out.append((view, event.tile == shielded_id))
         return out
 
@@ -861,8 +867,7 @@ class Review:
             if board.contains(cell) and self.tracker._visible(cell):
                 whole = board.cell(*cell)
                 crop = scorer.prepare(whole)
-                _, ignore = self.tracker._figures(crop)
-                scorer.learn(crop, placed.tile, placed.rotation, ignore, whole)
+                scorer.learn(crop, placed.tile, placed.rotation, self._hidden_at(cell, crop), whole)
         return {cell: self._looks_like(board, cell, scorer) for cell in read}
 
     def _looks_like(self, board: Board, cell, scorer=None) -> Looks:
@@ -872,7 +877,7 @@ class Review:
         scorer = scorer or self.scorer
         whole = board.cell(*cell)
         crop = scorer.prepare(whole)
-        _, ignore = self.tracker._figures(crop)  # as seen: taking a glare off turns colours
+        ignore = self._hidden_at(cell, crop)  # as seen: taking a glare off turns colours
         contrast = self._contrast.get(cell, 1.0)
         if contrast < self.config.review_glare_below:  # read through the glare
             whole = _without_glare(whole, contrast)
@@ -890,6 +895,14 @@ class Review:
             ignore,
         )
 
+    def _hidden_at(self, cell, crop: np.ndarray) -> np.ndarray | None:
+        """The pixels the players' figures hide on ``crop``, the last view's scorer crop of
+        ``cell`` (None without any): worked out once, for the glare, the looks before and
+        after the art is learned again, that learning and the shields."""
+        if cell not in self._hidden:
+            self._hidden[cell] = self.tracker._figures(crop)[1]
+        return self._hidden[cell]
+
     def _contrast_left(self, board: Board, cells) -> dict:
         """How much of its contrast the last view left each tile at ``cells``, 0 to 1. A
         lamp's glare adds white light: it lifts a tile's darkest pixels towards white, and on
@@ -903,7 +916,7 @@ class Review:
         for cell in cells:
             crop = self.scorer.prepare(board.cell(*cell))
             lightness = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab)[..., 0]
-            _, hidden = self.tracker._figures(crop)
+            hidden = self._hidden_at(cell, crop)
             shown = lightness if hidden is None or hidden.all() else lightness[~hidden]
             floors[cell] = float(np.percentile(shown, 10))
         if not floors:
