@@ -190,22 +190,27 @@ def _relit(gains: tuple[float, float, float]):
     return lambda frame: np.clip(frame * scale, 0, 255).astype(np.uint8)
 
 
-def _split(expected: dict, result) -> tuple[int, int]:
-    """(turns committed wrong, questions whose best option was right)."""
+def _split(expected: dict, result) -> tuple[int, int, int]:
+    """(turns committed wrong as the camera read them, questions whose best option was the
+    turn laid, questions whose turn is right in the record at the end): with nobody
+    answering, a question's best option is what the page proposed, and a wrong commit what
+    it showed until a repair or the reading over at the end put it right."""
     from meeplecam.engine import record_tileset
+    from meeplecam.engine.record import event_to_dict
     from meeplecam.vision.live.replay import _same
 
     ts = record_tileset(expected)
     exp = [t for t in expected["turns"] if "discard" not in t]
     got = result.record()["turns"]
-    wrong = asked_right = 0
-    for i, e in enumerate(exp):
-        ok = i < len(got) and _same(ts, e, got[i])
-        if i in result.asked:
-            asked_right += ok
+    wrong = best_right = right_at_end = 0
+    for i, (turn, asked) in enumerate(result.first_read[: len(exp)]):
+        ok = _same(ts, exp[i], event_to_dict(result.game, turn))
+        if asked:
+            best_right += ok
+            right_at_end += i < len(got) and _same(ts, exp[i], got[i])
         else:
             wrong += not ok
-    return wrong, asked_right
+    return wrong, best_right, right_at_end
 
 
 def _reference(model: str | None, game, palette: str | None):
@@ -273,7 +278,7 @@ def bench_latency(
         else:
             result = replay(frames, game, rectifier, reference=reference, review=review)
             right, n, _ = compare(expected, result.record())
-            wrong, asked_right = _split(expected, result)
+            wrong, asked_right, asked_right_at_end = _split(expected, result)
             by_cell += compare_by_cell(expected, result.record())[0]
             tally = {
                 "right": right,
@@ -282,6 +287,7 @@ def bench_latency(
                 "wrong": wrong,
                 "missed": 0,
                 "asked_right": asked_right,
+                "asked_right_at_end": asked_right_at_end,
                 "amends": result.amends,
                 "warnings": len(result.warnings),
                 "reviewed": len(result.reviewed),
@@ -321,6 +327,9 @@ def bench_latency(
     out["turns_read_again"] = totals["amends"]
     if answers == "best":  # and corrected when the game was read over at its end
         out["turns_reviewed"] = sum(game["reviewed"] for game in per_game)
+        # the turns asked about that the record has right at the end (repaired or read over
+        # where the best option was wrong)
+        out["questions_right_at_end"] = sum(game["asked_right_at_end"] for game in per_game)
     if answers == "players":
         out["turns_missed"] = totals["missed"]
         # how much better than every legal option a tile the rules forbid at the cell fitted,

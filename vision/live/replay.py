@@ -18,11 +18,11 @@ import numpy as np
 
 from meeplecam.engine import (
     Correction,
-    Discard,
     Game,
     IllegalTurn,
     Player,
     TileType,
+    Turn,
     corrections,
     find_tileset,
     record_tileset,
@@ -52,7 +52,14 @@ class ReplayResult:
     review_s: float = 0.0  # how long reading the game over took
     frames: int = 0
     latencies: list[float] = field(default_factory=list)
-    asked: list[int] = field(default_factory=list)  # 0-based indices (in ``turns``) asked about
+    # each turn as the camera first read it, in ``turns`` order (0-based), and whether it was
+    # asked about: what players would have seen before any correction, repair or review
+    first_read: list[tuple[Turn, bool]] = field(default_factory=list)
+
+    @property
+    def asked(self) -> list[int]:
+        """The 0-based indices (in ``turns``) of the turns asked about."""
+        return [i for i, (_, asked) in enumerate(self.first_read) if asked]
 
     def record(self) -> dict:
         record = to_record(self.game)
@@ -202,9 +209,9 @@ def _handle(obs, game: Game, result: ReplayResult) -> None:
         except IllegalTurn as exc:
             result.warnings.append(f"the engine refused {obs.turn.describe()}: {exc}")
         return
-    if isinstance(obs, Question):
+    asked = isinstance(obs, Question)
+    if asked:
         result.questions += 1
-        result.asked.append(sum(1 for e in game.log if not isinstance(e, Discard)))
         choices = obs.turns
     else:
         result.commits += 1
@@ -212,6 +219,8 @@ def _handle(obs, game: Game, result: ReplayResult) -> None:
     for turn in choices:
         try:
             game.apply(turn)
+            if isinstance(turn, Turn):
+                result.first_read.append((turn, asked))
             return
         except IllegalTurn as exc:
             result.warnings.append(f"the engine refused {turn.describe()}: {exc}")

@@ -38,17 +38,12 @@ def test_replay_command_prints_the_record(fixture_folder, capsys):
     assert record["scores"]["players"][0]["colour"] == "red"
 
 
-def test_replay_names_the_turns_it_corrected_when_it_read_the_game_over(
-    fixture_folder, drawn_game, monkeypatch, capsys
-):
-    """After the last frame replay reads the game over (Tracker.review) and applies what it
-    corrects, naming each turn; ``--no-review`` keeps the turns as read during play."""
-    from meeplecam.vision.live.tracker import Tracker
-
-    log = drawn_game.game.log
+def _e_and_i_read_over(log):
+    """``(cells of E and I in log, a Tracker.review that reads them as each other's types)``
+    (a legal swap in the drawn game)."""
     e, i = (next(k for k, t in enumerate(log) if t.tile == tile) for tile in ("E", "I"))
 
-    def swapped(tracker):  # the two read as each other's types (a legal swap in this game)
+    def swapped(tracker):
         board = tracker.game.board
         fits = [
             tracker.game.tileset[other].rotations_fitting(board.required_sides(log[k].cell))[0]
@@ -59,6 +54,17 @@ def test_replay_names_the_turns_it_corrected_when_it_read_the_game_over(
         read_over[i] = Turn("E", *log[i].cell, fits[1], log[i].meeple)
         return read_over
 
+    return (e, i), swapped
+
+
+def test_replay_names_the_turns_it_corrected_when_it_read_the_game_over(
+    fixture_folder, drawn_game, monkeypatch, capsys
+):
+    """After the last frame replay reads the game over (Tracker.review) and applies what it
+    corrects, naming each turn; ``--no-review`` keeps the turns as read during play."""
+    from meeplecam.vision.live.tracker import Tracker
+
+    (e, i), swapped = _e_and_i_read_over(drawn_game.game.log)
     monkeypatch.setattr(Tracker, "review", swapped)
     assert main(["replay", str(fixture_folder), "--players", "red,yellow"]) == 0
     out = capsys.readouterr().out
@@ -67,6 +73,26 @@ def test_replay_names_the_turns_it_corrected_when_it_read_the_game_over(
     assert f"turn {i + 1} read over: E at " in out and "(was I)" in out
     assert main(["replay", str(fixture_folder), "--players", "red,yellow", "--no-review"]) == 0
     assert "corrected" not in capsys.readouterr().out
+
+
+def test_replay_keeps_each_turn_as_the_camera_first_read_it(drawn_game, drawn_frames, monkeypatch):
+    """What the page showed during play stays in the result beside the record read over at
+    the end: each turn as first read, and whether the players were asked about it (the
+    benchmark tells a question's proposed answer from the turn at the end this way)."""
+    from meeplecam.vision.live.replay import replay
+    from meeplecam.vision.live.tracker import Tracker
+
+    (e, i), swapped = _e_and_i_read_over(drawn_game.game.log)
+    monkeypatch.setattr(Tracker, "review", swapped)
+    game = Game.start(drawn_game.game.tileset, drawn_game.game.players, drawn_game.game.options)
+    result = replay(drawn_frames, game, Rectifier(drawn_game.grid_to_image))
+    first = [turn for turn, _ in result.first_read]
+    final = [turn for turn in result.game.log if isinstance(turn, Turn)]
+    assert [k for k, (a, b) in enumerate(zip(first, final, strict=True)) if a != b] == sorted(
+        (e, i)
+    )
+    assert (first[e].tile, final[e].tile) == ("E", "I")
+    assert len(result.asked) == result.questions
 
 
 def test_replay_reports_its_progress(drawn_game, drawn_frames):
