@@ -42,13 +42,21 @@ class Samples(list):
         return self._fits[min_sd]
 
 
-def normal_log_pdf(x: float, samples: list[float], min_sd: float = 2.0) -> float:
-    """Log density of ``x`` under a normal fitted robustly to ``samples``."""
+def class_log_pdf(
+    x: float, samples: list[float], min_sd: float = 2.0, dof: float = math.inf
+) -> float:
+    """Log density (up to a constant) of ``x`` under a normal fitted robustly to ``samples``,
+    or with finite ``dof`` a Student's t of that centre and spread, whose tails are as heavy
+    as a class's few odd samples make them (a field side with a cluster of dark specks in it
+    crosses like the faintest roads, where a normal puts no field side at all)."""
     if isinstance(samples, Samples):
         centre, sd = samples.normal(min_sd)
     else:
         centre, sd = robust_normal(samples, min_sd)
-    return -0.5 * ((x - centre) / sd) ** 2 - math.log(sd)
+    z = (x - centre) / sd
+    if math.isinf(dof):
+        return -0.5 * z * z - math.log(sd)
+    return -0.5 * (dof + 1) * math.log1p(z * z / dof) - math.log(sd)
 
 
 @dataclass(frozen=True)
@@ -59,11 +67,14 @@ class Split:
     min_sd: float  # spread of a learned class at least
     min_high: int = 2  # samples of each class before they replace the prior
     min_low: int = 3
+    dof: float = math.inf  # the learned classes' tails: normal, or Student's t (class_log_pdf)
 
     def evidence(self, x: float, high: list[float], low: list[float]) -> float:
         """How much ``x`` says "the high class", from -1 (surely the low one) to 1, given the
         measurements seen of each."""
         if len(high) < self.min_high or len(low) < self.min_low:
             return float(np.clip((x - self.threshold) / self.scale, -1, 1))
-        ratio = normal_log_pdf(x, high, self.min_sd) - normal_log_pdf(x, low, self.min_sd)
+        ratio = class_log_pdf(x, high, self.min_sd, self.dof) - class_log_pdf(
+            x, low, self.min_sd, self.dof
+        )
         return float(np.clip(ratio / self.sure_ratio, -1, 1))

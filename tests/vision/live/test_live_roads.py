@@ -67,3 +67,19 @@ def test_what_a_road_looks_like_is_learned_from_the_tiles_confirmed():
     assert evidence[1] < -0.5 and evidence[3] < -0.5
     # a straight road agrees with the picture, a junction on its east side does not
     assert RoadCrossings.agreement(evidence, "RFRF") > RoadCrossings.agreement(evidence, "RRRF")
+
+
+def test_a_side_crossing_between_the_odd_field_and_the_faintest_road_says_little():
+    """A snowfield side with a cluster of dark specks in its middle crosses like a faint road
+    (snowy game 07019: 31, where the table's road sides crossed at 31 to 58 and its field sides
+    mostly at 5 to 15, the odd one up to 33). Read as a sure road, it made a three-sided city
+    without a road the one with a road the rules had left."""
+    rng = np.random.default_rng(3)
+    roads = RoadCrossings()
+    roads.seen[0].extend(rng.normal(48, 5, 110))  # road sides
+    fields = rng.normal(9, 3.5, 200)
+    fields[:6] = [22, 24, 26, 28, 30, 33]  # specks, a shadow: a few crossings far up the tail
+    roads.seen[1].extend(fields)
+    faint, road, field = roads.evidence((31.0, 48.0, 9.0, None))[:3]
+    assert abs(faint) < 0.5
+    assert road == 1.0 and field == -1.0
