@@ -113,9 +113,9 @@ def run(args: argparse.Namespace) -> int:
 
         reviewed = f", {len(result.reviewed)} corrected at the end" if result.reviewed else ""
         print(f"{len(record['turns'])} turns read, {result.questions} questions{reviewed}")
+        for warning in result.warnings:  # during play: before what reading over put right
+            print(f"warning: {warning}")
         for correction in result.reviewed:
             print(f"turn {correction.index + 1} read over: {correction.describe()}")
-        for warning in result.warnings:
-            print(f"warning: {warning}")
         print(format_report(record["scores"]))
     return 0
