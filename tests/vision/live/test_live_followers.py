@@ -84,11 +84,29 @@ def test_a_figure_seen_in_bits_on_a_city_of_its_colour_is_one_follower():
     assert not apart.follower_mask(figure, "yellow")[0].any()
 
 
+def test_a_dull_figure_in_shade_counts_by_its_evidence_in_all():
+    """A dull olive knight in shade: yellow explains each of its pixels only a little better
+    than the snow, none clearly, but a figure's worth of them add up. A speck of that olive
+    smaller than a figure does not."""
+    scorer = _learned_scorer()
+    olive = (60, 130, 150)
+    crop = _snow_with_figure(olive, olive)
+    assert scorer.follower_ratio(crop, "yellow")[10:21, 12:20].max() < 1.0
+    mask, area = scorer.follower_mask(crop, "yellow")
+    assert mask[10:21, 12:20].mean() > 0.9
+    only_cores = _learned_scorer(ScorerConfig(follower_evidence=float("inf")))
+    assert not only_cores.follower_mask(crop, "yellow")[0].any()
+    speck = np.full((32, 32, 3), (235, 235, 230), np.uint8)
+    cv2.rectangle(speck, (12, 10), (15, 13), olive, -1)
+    assert not scorer.follower_mask(speck, "yellow")[0].any()
+
+
 def test_a_figure_the_players_pointed_out_teaches_its_colour_under_this_light():
     """An olive figure under a dim lamp: yellow explains it better than the snow, but not as
     clearly as a figure must be explained to be found. Once the players say it is there, its
-    pixels are learned as yellow, and the next such figure is found."""
-    scorer = _learned_scorer(ScorerConfig(follower_ratio=4.0))
+    pixels are learned as yellow, and the next such figure is found (counting only a clear
+    core, not a blob's evidence in all)."""
+    scorer = _learned_scorer(ScorerConfig(follower_ratio=4.0, follower_evidence=float("inf")))
     olive = (60, 140, 180)
     crop = _snow_with_figure(olive, olive)
     assert not scorer.follower_mask(crop, "yellow")[0].any()
