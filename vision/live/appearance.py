@@ -1057,9 +1057,7 @@ class TerrainScorer:
         cored = cores >= core_px
         if not known:
             shares = stats[:, cv2.CC_STAT_AREA] / loose.size
-            evidence = np.bincount(
-                labels.ravel(), np.clip(ratio, 0, None).ravel(), minlength=n
-            )
+            evidence = np.bincount(labels.ravel(), np.clip(ratio, 0, None).ravel(), minlength=n)
             cored |= (
                 (evidence >= cfg.follower_evidence)
                 & (shares >= cfg.follower_faint_area)

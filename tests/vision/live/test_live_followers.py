@@ -92,7 +92,7 @@ def test_a_dull_figure_in_shade_counts_by_its_evidence_in_all():
     olive = (60, 130, 150)
     crop = _snow_with_figure(olive, olive)
     assert scorer.follower_ratio(crop, "yellow")[10:21, 12:20].max() < 1.0
-    mask, area = scorer.follower_mask(crop, "yellow")
+    mask, _ = scorer.follower_mask(crop, "yellow")
     assert mask[10:21, 12:20].mean() > 0.9
     only_cores = _learned_scorer(ScorerConfig(follower_evidence=float("inf")))
     assert not only_cores.follower_mask(crop, "yellow")[0].any()
