@@ -30,7 +30,7 @@ from functools import cache
 
 import numpy as np
 
-from meeplecam.engine import TileType
+from meeplecam.engine import Kind, TileType
 from meeplecam.vision.live.evidence import Samples, Split, robust_normal
 
 MIN_PIXELS = 20  # of the city, seen in both the view and the picture, for a comparison
@@ -141,6 +141,12 @@ def north_up(lab: np.ndarray, city: np.ndarray, seen: np.ndarray, rotation: int)
     return View(np.rot90(centred, q), np.rot90(city, q), np.rot90(seen, q))
 
 
+def cities_of(drawn: tuple) -> tuple:
+    """The sides of each city of a :func:`layout` (unturned): pairs that share them (Q and R,
+    S and T) have the same cities, and an art draws their shields alike."""
+    return tuple(sorted(ports for kind, ports in drawn[1] if kind is Kind.CITY))
+
+
 def pennant_pair(tile: TileType) -> tuple:
     """What pennant twins share: the layout, and an icon or none (a Gingerbread Man tile and the
     plain type drawn like it are twins too, but not of a shield)."""
@@ -236,9 +242,25 @@ class TwinPictures:
         """Where this table's art draws the shield of ``tile``'s pair, north up (row, column):
         the bluest spot on ``city`` (the pair's city, north up, where the test may look) of the
         picture of a type with a pennant, over the plain type's picture where that is known
-        too (its blue roofs); None until a type of the pair with a pennant was confirmed."""
+        too (its blue roofs); None until a type of the pair with a pennant was confirmed.
+        Until then, where the art drew the shield of a pair with the same cities (a Q's,
+        one copy in the game, where the S's stood: the renderer's art and the Winter scans
+        both draw them at one spot): without it, a Q whose shield a figure hides read as
+        plain as the R beside it."""
         pictured = self.pictured_like(tile)
         shielded = [tile_id for tile_id, pennant in pictured.items() if pennant]
+        if not shielded:
+            pictured = next(
+                (
+                    alike
+                    for (drawn, icon), alike in self._alike.items()
+                    if icon == tile.is_gingerbread
+                    and cities_of(drawn) == cities_of(layout(tile))
+                    and any(alike.values())
+                ),
+                {},
+            )
+            shielded = [tile_id for tile_id, pennant in pictured.items() if pennant]
         if not shielded:
             return None
 

@@ -106,6 +106,24 @@ def test_a_confirmed_shield_shows_where_this_art_draws_it():
             assert np.hypot(found[0] - spot[0], found[1] - spot[1]) <= 2
 
 
+def test_a_pair_never_confirmed_has_its_shield_where_a_pair_with_the_same_city_had():
+    """M and N (a corner city) were never confirmed, but an O (the same corner city, with a
+    road) was: the art draws M's shield where it drew O's. F and G's city runs east-west: no
+    spot for them yet."""
+    from meeplecam.vision.live.appearance import _city_inside, city_mask
+
+    ts = find_tileset("winter")
+    scorer = _scorer_that_saw("O", 90)
+    cfg = scorer.twins.config
+    m, f = ts["M"], ts["F"]
+    found = scorer.twins.shield_spot(
+        m, _city_inside(city_mask(m, 0, cfg.size, cfg.inset)), scorer.lightness()
+    )
+    assert found is not None and np.hypot(found[0] - 5, found[1] - 5) <= 2
+    city = _city_inside(city_mask(f, 0, cfg.size, cfg.inset))
+    assert scorer.twins.shield_spot(f, city, scorer.lightness()) is None
+
+
 @pytest.mark.parametrize("rotation", [0, 90])
 def test_a_knight_on_the_city_hides_the_shield_only_where_this_art_draws_it(rotation):
     # the tracker asks when the two best readings differ in fewer than 12 pixels it can see
