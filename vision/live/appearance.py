@@ -1029,7 +1029,9 @@ class TerrainScorer:
         A blob is what the colour explains better than any terrain (and than the figure colours
         ``rivals``), grown from a core it explains clearly (``follower_ratio``): a figure's
         shaded side is dimmer than its lit one, and a hard threshold alone breaks it into specks
-        too small to count. ``within``: where on the crop the figure may be (e.g. what changed);
+        too small to count. A blob of figure size without a clear core counts when its ratios
+        add up (``follower_evidence``): a figure in shade, a little more its colour than the
+        tile's all over. ``within``: where on the crop the figure may be (e.g. what changed);
         ``close``: the joining kernel, ``follower_close`` unless given; ``known``: the players
         said such a figure is there, so no clear core is needed (learning a colour whose
         figures this light shows duller than the colour had been), but a blob larger than a

@@ -12,7 +12,8 @@ its type.
 
 The picture of a type with a shield also shows where this art draws it: until then a figure on
 the city may stand on the shield, and the pennant tests read the rest of the city as they can;
-after, a figure on that spot hides it (the players are asked) and one elsewhere does not.
+after, a figure on that spot hides it (the players are asked) and one elsewhere does not. A pair
+never confirmed takes the spot of a pair with the same cities (Q's from S's, M's from O's).
 
 Measured on the cells of 8 Winter-scans games read with no profile (the shield in the city's
 corner, 1920x1080): of 119 later crops of a twin pair, 87 right, 7 wrong, 25 unsure (the blot
