@@ -139,8 +139,12 @@ class TrackerConfig:
     # less than the spent tile gains here, by at least this (see Tracker._repair)
     repair_margin: float = 0.02
     # at the end of a recording, tiles read as each other's types take them back when each
-    # looks more like its new type, by this much together (see Tracker.review)
-    review_margin: float = 0.05
+    # looks more like its new type, by this much together (see Tracker.review). The 40 snowy
+    # and scans games read over from the same live readings: 0.05 1653 / 1654 right, 0.04
+    # 1653 / 1656, 0.03 and 0.02 1655 / 1656 (an R and a Q whose shield a figure hides,
+    # a U and a WI6 with figures on their roads, each exchange gaining 0.03 to 0.05); the copy
+    # 708 at each
+    review_margin: float = 0.03
     # the board solved all together (Review._solved), in this many seconds at most; a tile
     # read again there that looks less like its new type than like its reading loses that
     # difference this many times more (the 40 snowy and scans games read over from the same
