@@ -249,19 +249,19 @@ class TwinPictures:
         both draw them at one spot): without it, a Q whose shield a figure hides read as
         plain as the R beside it."""
         pictured = self.pictured_like(tile)
-        shielded = [tile_id for tile_id, pennant in pictured.items() if pennant]
-        if not shielded:
+        if not any(pictured.values()):
+            cities = cities_of(layout(tile))
             pictured = next(
                 (
                     alike
                     for (drawn, icon), alike in self._alike.items()
                     if icon == tile.is_gingerbread
-                    and cities_of(drawn) == cities_of(layout(tile))
+                    and cities_of(drawn) == cities
                     and any(alike.values())
                 ),
                 {},
             )
-            shielded = [tile_id for tile_id, pennant in pictured.items() if pennant]
+        shielded = [tile_id for tile_id, pennant in pictured.items() if pennant]
         if not shielded:
             return None
 
