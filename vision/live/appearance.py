@@ -393,14 +393,18 @@ class TerrainScorer:
         bins = lab_bins(crop)
         return self.kind_log()[:, bins]
 
-    def score(self, crop: np.ndarray, options, ignore=None, cell=None) -> list[float]:
+    def score(self, crop: np.ndarray, options, ignore=None, cell=None, clipped=None) -> list[float]:
         """Each (tile, rotation) option's score: the sum of its :meth:`terms`. ``ignore`` is a
         mask of pixels to leave out (a follower on the tile); ``cell``, the untrimmed cell
-        picture the crop was prepared from, adds the terms read from it."""
-        terms = self.terms(crop, options, ignore, cell)
+        picture the crop was prepared from, adds the terms read from it; ``clipped``, a mask of
+        ``cell``, the pixels a lamp's glare clipped to white: no road shows through them, so a
+        side whose middle they cover says nothing of one."""
+        terms = self.terms(crop, options, ignore, cell, clipped)
         return np.sum(list(terms.values()), axis=0).tolist() if options else []
 
-    def terms(self, crop: np.ndarray, options, ignore=None, cell=None) -> dict[str, list[float]]:
+    def terms(
+        self, crop: np.ndarray, options, ignore=None, cell=None, clipped=None
+    ) -> dict[str, list[float]]:
         """What each piece of evidence adds to each option's score, by name (one value per
         option, in order): ``terrain`` (mean log-likelihood per pixel of the option's terrain
         map), ``pennant`` (the blot and twin tests), ``template`` (types confirmed before),
@@ -416,11 +420,11 @@ class TerrainScorer:
                 ignore = washed if ignore is None else ignore | washed
         # a tile is read against its legal options, then every other type, and read again when
         # an earlier turn is amended: what the crop shows is worked out once for all of them
-        memo = self._reading(crop, cell, seen, ignore)
+        memo = self._reading(crop, cell, seen, ignore, clipped)
         asked = tuple((tile.id, rotation) for tile, rotation in options)
         if asked not in memo["terms"]:
             memo["terms"][asked] = self._terms(
-                crop, options, ignore, cell, reference, reference_costs, memo
+                crop, options, ignore, cell, clipped, reference, reference_costs, memo
             )
         return {name: list(values) for name, values in memo["terms"][asked].items()}
 
@@ -444,7 +448,9 @@ class TerrainScorer:
             self._memo = memo = (self.reference, self.config, key, {"terms": {}})
         return memo[3]
 
-    def _terms(self, crop, options, ignore, cell, reference, reference_costs, memo) -> dict:
+    def _terms(
+        self, crop, options, ignore, cell, clipped, reference, reference_costs, memo
+    ) -> dict:
         """:meth:`terms`, with what the crop shows kept in ``memo`` (:meth:`_reading`)."""
         if "like" not in memo:
             like = self.likelihoods(crop)
@@ -455,7 +461,9 @@ class TerrainScorer:
             memo["profiles"] = (
                 self._side_profiles(cell, ignore) if self.config.side_weight else None
             )
-            memo["roads"] = self._road_evidence(cell, ignore) if self.config.road_weight else None
+            memo["roads"] = (
+                self._road_evidence(cell, ignore, clipped) if self.config.road_weight else None
+            )
             for name in ("contrasts", "sides", "templates", "twins"):
                 memo[name] = {}
         like, lab, profiles, roads = memo["like"], memo["lab"], memo["profiles"], memo["roads"]
@@ -627,9 +635,13 @@ class TerrainScorer:
         size = self.roads.config.size
         return self.roads.read(cell, None if ignore is None else self._hidden_at(ignore, size, 0.0))
 
-    def _road_evidence(self, cell, ignore):
+    def _road_evidence(self, cell, ignore, clipped=None):
         crossings = self._road_crossings(cell, ignore)
-        return None if crossings is None else self.roads.evidence(crossings)
+        if crossings is None:
+            return None
+        return self.roads.evidence(
+            crossings, None if clipped is None else self.roads.covered(clipped)
+        )
 
     def _hidden_at(self, ignore: np.ndarray, size: int, inset: float) -> np.ndarray:
         """The crop's follower mask carried over to another frame of the cell: ``size`` pixels

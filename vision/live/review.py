@@ -879,7 +879,12 @@ class Review:
         crop = scorer.prepare(whole)
         ignore = self._hidden_at(cell, crop)  # as seen: taking a glare off turns colours
         contrast = self._contrast.get(cell, 1.0)
+        clipped = None
         if contrast < self.config.review_glare_below:  # read through the glare
+            # where it clipped the picture to white, nothing is left to read through: a
+            # road across a side there is gone (08009's D took WI3's road, curving away
+            # from that side, and WI3 the D's)
+            clipped = whole.min(axis=2) >= self.config.review_clipped
             whole = _without_glare(whole, contrast)
             crop = scorer.prepare(whole)
         options = [
@@ -887,7 +892,7 @@ class Review:
             for tile in game.tileset.types.values()
             for rotation in tile.distinct_rotations
         ]
-        scores = np.asarray(scorer.score(crop, options, ignore, whole))
+        scores = np.asarray(scorer.score(crop, options, ignore, whole, clipped))
         if self.config.review_by_contrast:
             scores *= contrast
         return Looks(

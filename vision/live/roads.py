@@ -81,12 +81,23 @@ class RoadCrossings:
         crossings = self._stripe_contrast(profiles, lo, hi)
         if hidden is None:
             return tuple(float(c) for c in crossings)
-        masks = [np.rot90(hidden, quarter) for quarter in range(4)]
-        covered = [max(mask[rows, lo:hi].mean() for rows in bands) for mask in masks]
         return tuple(
-            None if part > cfg.max_hidden else float(c)
-            for c, part in zip(crossings, covered, strict=True)
+            None if covered else float(c)
+            for c, covered in zip(crossings, self.covered(hidden), strict=True)
         )
+
+    def covered(self, mask: np.ndarray) -> list[bool]:
+        """Per side, N E S W, whether ``mask`` (of the cell picture, any size) covers the
+        middle of its border bands, where a road would cross, beyond ``max_hidden``."""
+        import cv2
+
+        cfg = self.config
+        n = cfg.size
+        small = cv2.resize(mask.astype(np.uint8), (n, n), interpolation=cv2.INTER_NEAREST)
+        lo, hi = (round(m * n) for m in cfg.middle)
+        bands = [slice(round(top * n), round(bottom * n)) for top, bottom in cfg.bands]
+        masks = [np.rot90(small, quarter) for quarter in range(4)]
+        return [bool(max(m[rows, lo:hi].mean() for rows in bands) > cfg.max_hidden) for m in masks]
 
     def _stripe_contrast(self, profiles: np.ndarray, lo: int, hi: int) -> np.ndarray:
         """Per side (profiles: sides x bands x positions x Lab), the largest contrast of a
@@ -125,13 +136,16 @@ class RoadCrossings:
             if value is not None:
                 self.seen[0 if kind == "R" else 1].append(value)
 
-    def evidence(self, crossings: Crossings) -> list[float]:
-        """Per side, how much its crossing says "a road", from -1 (surely none) to 1."""
+    def evidence(self, crossings: Crossings, clipped: list[bool] | None = None) -> list[float]:
+        """Per side, how much its crossing says "a road", from -1 (surely none) to 1. A side
+        ``clipped`` (a lamp's glare clipped its middle to white) may have lost a road, never
+        gained one: what it says against a road is left out."""
         roads, others = self.seen
-        return [
-            0.0 if value is None else self.config.split.evidence(value, roads, others)
-            for value in crossings
-        ]
+        out = []
+        for side, value in enumerate(crossings):
+            z = 0.0 if value is None else self.config.split.evidence(value, roads, others)
+            out.append(max(z, 0.0) if clipped and clipped[side] else z)
+        return out
 
     @staticmethod
     def agreement(evidence: list[float], sides: str) -> float:

@@ -160,6 +160,12 @@ class TrackerConfig:
     # readings reviewed: 0.3 and 0.5 both 1649 snowy / 1651 scans, 0.7 1649 / 1649, without
     # 1646 / 1651: the three tiles of a glare on 07010 read right)
     review_glare_below: float = 0.5
+    # there, a pixel this bright in every channel was clipped by the sensor: a road the glare
+    # washed out with it is lost, so such a side's crossing says nothing against a road
+    # (RoadCrossings.evidence; the 40 games' readings reviewed: 1655 snowy / 1658 scans, the
+    # copy 708; 256, none clipped: 1655 / 1656, 708; scans at 245 1658, at 254 1656: JPEG
+    # leaves clipped white a few levels short of 255)
+    review_clipped: int = 250
     review_locked: int = 12  # exchanges refused alone tried two at a time, at most
     review_rounds: int = 5  # deals, each without the types the last one's cells could not take
     # tiles around an exchange that fits no rotation turned with it where they lie, at most

@@ -83,3 +83,35 @@ def test_a_side_crossing_between_the_odd_field_and_the_faintest_road_says_little
     faint, road, field = roads.evidence((31.0, 48.0, 9.0, None))[:3]
     assert abs(faint) < 0.5
     assert road == 1.0 and field == -1.0
+
+
+def _learned() -> RoadCrossings:
+    roads = RoadCrossings()
+    for seed, (laid, sides) in enumerate([("EW", "FRFR"), ("NES", "RRRF"), ("SW", "FFRR")]):
+        roads.learn(roads.read(_cell(laid, seed=seed)), sides)
+    return roads
+
+
+def test_a_side_a_lamps_glare_clipped_to_white_may_have_lost_a_road_never_gained_one():
+    """A straight road whose west end a lamp's glare clipped to white (Winter scans game 08009:
+    its D was read over as WI3, whose road turns away before that side). As the picture looks,
+    no road leaves by the west; with the clipped pixels known, that side says nothing, and the
+    road still seen through the glare on another side counts in full."""
+    roads = _learned()
+    cell = _cell("EW", seed=5)
+    size = cell.shape[0]
+    cell[:, : size // 3] = 255  # the west third clipped
+    as_it_looks = roads.evidence(roads.read(cell))
+    assert as_it_looks[3] < -0.5
+    known = roads.evidence(roads.read(cell), roads.covered(cell.min(axis=2) >= 250))
+    assert known[3] == 0.0 and known[1] > 0.5
+    straight, ending = (RoadCrossings.agreement(known, sides) for sides in ("FRFR", "FRFF"))
+    assert straight == ending
+    # on snow, the glare clips the field around a dark road, not the road: it still counts
+    snowy = _cell("EW", seed=5)
+    field = np.abs(snowy.astype(int) - GRASS).sum(axis=2) < 40
+    snowy[field], snowy[~field] = (235, 235, 235), (90, 90, 90)
+    snowy[:, : size // 3] = np.clip(snowy[:, : size // 3].astype(int) + 40, 0, 255)
+    clipped = snowy.min(axis=2) >= 250
+    assert roads.covered(clipped)[3]
+    assert roads.evidence(roads.read(snowy), roads.covered(clipped))[3] > 0.5
