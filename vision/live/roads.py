@@ -73,8 +73,7 @@ class RoadCrossings:
             cv2.resize(cell, (n, n), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2Lab
         )
         lab = cv2.GaussianBlur(lab.astype(np.float32), (3, 3), 0)
-        lo, hi = (round(m * n) for m in cfg.middle)
-        bands = [slice(round(top * n), round(bottom * n)) for top, bottom in cfg.bands]
+        (lo, hi), bands = self._where_roads_cross()
         # np.rot90 by k brings side k to the top, read left to right: sides x bands x n x Lab
         sides = [np.rot90(lab, quarter) for quarter in range(4)]
         profiles = np.array([[side[rows].mean(axis=0) for rows in bands] for side in sides])
@@ -93,11 +92,19 @@ class RoadCrossings:
 
         cfg = self.config
         n = cfg.size
-        small = cv2.resize(mask.astype(np.uint8), (n, n), interpolation=cv2.INTER_NEAREST)
-        lo, hi = (round(m * n) for m in cfg.middle)
-        bands = [slice(round(top * n), round(bottom * n)) for top, bottom in cfg.bands]
-        masks = [np.rot90(small, quarter) for quarter in range(4)]
+        if mask.shape != (n, n):
+            mask = cv2.resize(mask.astype(np.uint8), (n, n), interpolation=cv2.INTER_NEAREST) > 0
+        (lo, hi), bands = self._where_roads_cross()
+        masks = [np.rot90(mask, quarter) for quarter in range(4)]
         return [bool(max(m[rows, lo:hi].mean() for rows in bands) > cfg.max_hidden) for m in masks]
+
+    def _where_roads_cross(self) -> tuple[tuple[int, int], list[slice]]:
+        """At the reading size, the span along a side where a road crosses it (``middle``) and
+        the rows of each depth band."""
+        cfg = self.config
+        n = cfg.size
+        lo, hi = (round(m * n) for m in cfg.middle)
+        return (lo, hi), [slice(round(top * n), round(bottom * n)) for top, bottom in cfg.bands]
 
     def _stripe_contrast(self, profiles: np.ndarray, lo: int, hi: int) -> np.ndarray:
         """Per side (profiles: sides x bands x positions x Lab), the largest contrast of a
