@@ -139,7 +139,6 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 def grab(args: argparse.Namespace):
     """One frame from the chosen source, and a description of it."""
-    import cv2
 
     from meeplecam.vision.live.sources import CameraSource, FolderSource, VideoSource
 
@@ -152,10 +151,7 @@ def grab(args: argparse.Namespace):
         frame = demo_view(args.seed, markers=args.markers)[0]
         return frame, f"the synthetic demo table (seed {args.seed}{with_markers})"
     if args.image:
-        frame = cv2.imread(args.image)
-        if frame is None:
-            raise NoFrame(f"{args.image}: not an image OpenCV can read")
-        return frame, args.image
+        return _photo(args.image), args.image
     if args.video or args.frames:
         source = VideoSource(args.video) if args.video else FolderSource(args.frames)
         try:
@@ -177,6 +173,19 @@ def grab(args: argparse.Namespace):
             "--demo to try calibration on a synthetic table"
         )
     return frame, f"camera {index}"
+
+
+def _photo(path: str):
+    """A photo for calibration, or NoFrame saying why there is none."""
+    from meeplecam.vision.errors import ImageUnreadable
+    from meeplecam.vision.scan import read_image
+
+    from .errors import NoFrame
+
+    try:
+        return read_image(path)
+    except ImageUnreadable as exc:
+        raise NoFrame(str(exc)) from None
 
 
 def _settled_camera_frame(source, warmup_s: float = 2.0, timeout_s: float = 8.0):
@@ -230,14 +239,7 @@ def _calibrate(args: argparse.Namespace, frame) -> int:
     if args.charuco:
         options.charuco_frames = _charuco_frames(args.charuco)
     if args.tiles_photo:
-        from .errors import NoFrame
-
-        photos = []
-        for name in args.tiles_photo:
-            photo = cv2.imread(name)
-            if photo is None:
-                raise NoFrame(f"{name}: not an image OpenCV can read")
-            photos.append(photo)
+        photos = [_photo(name) for name in args.tiles_photo]
         options.tiles_photo = photos[0] if len(photos) == 1 else photos
         order = (args.tiles_order or "").replace(" ", ",").split(",")
         options.tiles_order = [t.strip() for t in order if t.strip()]

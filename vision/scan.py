@@ -22,10 +22,12 @@ from .tiles import TileClassifier
 
 
 def read_image(path: str | Path) -> np.ndarray:
+    if Path(path).is_dir():
+        raise ImageUnreadable(f"{path}: a folder, not a photo (replay reads a folder of frames)")
+    if not Path(path).is_file():  # before OpenCV, which prints its own warning to stderr
+        raise ImageUnreadable(f"{path}: no such file")
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if img is None:
-        if not Path(path).exists():
-            raise ImageUnreadable(f"{path}: no such file")
         raise ImageUnreadable(f"{path}: not an image OpenCV can read")
     return img
 

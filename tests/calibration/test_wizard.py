@@ -62,6 +62,17 @@ def test_check_with_a_corrupt_profile_is_a_clear_error(tmp_path, capsys):
     assert "bad.json" in err and "not valid JSON" in err
 
 
+def test_a_photo_that_is_missing_or_no_image_says_which(tmp_path, capsys):
+    junk = tmp_path / "table.jpg"
+    junk.write_text("not a picture")
+    out = tmp_path / "p.json"
+    assert main(["calibrate", "--image", str(tmp_path / "gone.jpg"), "-o", str(out)]) == 1
+    assert "gone.jpg: no such file" in capsys.readouterr().err
+    assert main(["calibrate", "--image", str(junk), "-o", str(out)]) == 1
+    assert "table.jpg: not an image OpenCV can read" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_given_corners_and_names(tmp_path, capsys, demo):
     import cv2
 

@@ -83,6 +83,11 @@ def test_missing_file_message(capsys, tmp_path):
     assert captured.out == "" and "no such file" in captured.err
 
 
+def test_a_folder_is_not_a_photo(capsys, tmp_path):
+    assert cli.main(["scan", str(tmp_path)]) == 1
+    assert "a folder, not a photo" in capsys.readouterr().err
+
+
 def test_not_an_image_message(capsys, tmp_path):
     bad = tmp_path / "bad.jpg"
     bad.write_text("not a picture")
