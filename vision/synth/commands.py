@@ -37,6 +37,12 @@ def _parser(p: argparse.ArgumentParser) -> None:
         help="the table's surface (default: wood or cloth at random)",
     )
     p.add_argument("--video", action="store_true", help="also write video.mp4 per game")
+    p.add_argument(
+        "--drawn-spot",
+        action="store_true",
+        help="each drawn tile is put face up on a spot beside the board before it is laid (the "
+        "spot's cell is in each frame's truth; replay it with --drawn-spot X,Y)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -90,16 +96,21 @@ def run(args: argparse.Namespace) -> int:
         def progress(count: int, planned: int, label: str = label) -> None:
             _bar(label, count, planned, time.monotonic() - started)
 
-        total += write_game(
-            out / f"game-{seed:05d}",
-            game,
-            seed,
-            args.palette,
-            size,
-            args.video,
-            progress,
-            args.table,
-        )
+        try:
+            total += write_game(
+                out / f"game-{seed:05d}",
+                game,
+                seed,
+                args.palette,
+                size,
+                args.video,
+                progress,
+                args.table,
+                args.drawn_spot,
+            )
+        except ValueError as exc:
+            print(f"\nmeeplecam synth: game {seed}: {exc}", file=sys.stderr)
+            return 1
     if sys.stderr.isatty():
         print(file=sys.stderr)  # end the redrawn bar's line
     print(

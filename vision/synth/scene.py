@@ -160,6 +160,36 @@ class Scene:
             poses[cell] = TilePose(centre, angle, 1 if copy == animal_copy.get(tid) else 0)
         return poses
 
+    def cell_centre_mm(self, cell: Cell) -> np.ndarray:
+        """Where the centre of grid cell ``cell`` lies on the table (no tile's jitter)."""
+        return np.array(
+            [self.origin[0] + cell[0] * self.pitch, self.origin[1] + cell[1] * self.pitch]
+        )
+
+    def drawn_spot(self) -> Cell | None:
+        """A grid cell on the table where the players put each drawn tile before laying it:
+        its 3 x 3 cells lie on the table, off the score track, and at least two cells from
+        every tile the game lays (so never next to the board); the one nearest the middle of
+        the table's south edge, where the players sit. None when the table has no room."""
+        cells = list(self.game.board.tiles)
+        xs, ys = [c[0] for c in cells], [c[1] for c in cells]
+        tx, ty, tw, td = self.track
+        best, best_d = None, np.inf
+        for x in range(min(xs) - 12, max(xs) + 13):
+            for y in range(min(ys) - 12, max(ys) + 13):
+                if any(max(abs(x - cx), abs(y - cy)) < 3 for cx, cy in cells):
+                    continue
+                lo = self.cell_centre_mm((x - 1, y - 1)) - self.pitch / 2
+                hi = self.cell_centre_mm((x + 1, y + 1)) + self.pitch / 2
+                if lo[0] < 10 or lo[1] < 10 or hi[0] > self.table_w - 10 or hi[1] > self.table_d - 10:
+                    continue
+                if lo[0] < tx + tw and hi[0] > tx and lo[1] < ty + td and hi[1] > ty:
+                    continue
+                d = np.hypot(*(self.cell_centre_mm((x, y)) - (self.table_w / 2, self.table_d)))
+                if d < best_d:
+                    best, best_d = (x, y), d
+        return best
+
     def table_corners_mm(self) -> np.ndarray:
         return np.array(
             [[0, 0], [self.table_w, 0], [self.table_w, self.table_d], [0, self.table_d]], float

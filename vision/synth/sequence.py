@@ -49,8 +49,13 @@ def table_states(game: Game) -> Iterator[tuple[object, TableState, TableState]]:
         yield event, state_before, state_after
 
 
-def views(scene: Scene, seed: int = 0) -> Iterator[tuple[TableState, Extras]]:
-    """Every view of the game in order: (what lies on the table, what is above it)."""
+def views(
+    scene: Scene, seed: int = 0, drawn_spot: tuple[int, int] | None = None
+) -> Iterator[tuple[TableState, Extras]]:
+    """Every view of the game in order: (what lies on the table, what is above it). With a
+    ``drawn_spot`` (a grid cell, :meth:`Scene.drawn_spot`), each drawn tile is first put
+    face up on that spot, turned anyhow, and the table settles with it there before the
+    player picks it up and lays it."""
     cfg = config()["sequence"]
     rng = np.random.default_rng(seed)
     game = scene.game
@@ -82,6 +87,8 @@ def views(scene: Scene, seed: int = 0) -> Iterator[tuple[TableState, Extras]]:
             continue
         target = np.asarray(scene.poses[event.cell].centre)
         rotation = before.tiles[-1][2]
+        if drawn_spot is not None:
+            yield from _on_the_spot(scene, rng, drawn_spot, event.tile, before.event, prev, entry)
         for k in range(cfg["holding"]):
             f = (k + 1) / (cfg["holding"] + 1)
             height = uniform(rng, cfg["hold_height_mm"]) * (1.2 - f * 0.5)
@@ -124,6 +131,19 @@ def views(scene: Scene, seed: int = 0) -> Iterator[tuple[TableState, Extras]]:
             for _ in range(cfg["settled"]):
                 yield after, _extras("settled", rng)
         prev = after
+
+
+def _on_the_spot(scene: Scene, rng, spot, tile: str, turn: int, state: TableState, entry: str):
+    """The drawn tile put face up on the drawn-tile spot, and the table settled with it."""
+    cfg = config()["sequence"]
+    aim = scene.cell_centre_mm(spot)
+    centre = tuple(aim + rng.uniform(-0.15, 0.15, 2) * scene.tile_mm)
+    lying = Held(tile, int(rng.integers(4)) * 90, centre, float(rng.uniform(-25, 25)), 1.0,
+                 None, turn)  # fmt: skip
+    hand = (Hand(_grip(centre, entry), 12.0, entry),)
+    yield state, _extras("drawing", rng, hand, replace(lying, height_mm=12.0))
+    for _ in range(cfg["settled"]):
+        yield state, _extras("drawn", rng, (), lying)
 
 
 def _player_of(game: Game, event: int) -> int:
@@ -172,9 +192,12 @@ def write_game(
     video: bool = False,
     progress: Callable[[int, int], None] | None = None,
     surface: str | None = None,
+    drawn_spot: bool = False,
 ) -> int:
     """Render ``game`` into folder ``out``; returns the number of frames written. ``surface``:
-    the table's (wood, cloth, white; default one of the first two at random)."""
+    the table's (wood, cloth, white; default one of the first two at random); ``drawn_spot``:
+    each drawn tile lies on a spot beside the board first (:func:`views`; the spot's cell is
+    in every frame's truth as ``drawn_spot``)."""
     import cv2
 
     out = Path(out)
@@ -188,7 +211,13 @@ def write_game(
             str(out / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), 10, scene.size
         )
     count = 0
-    planned = list(views(scene, seed))
+    spot = scene.drawn_spot() if drawn_spot else None
+    if drawn_spot and spot is None:
+        raise ValueError("the table has no room for a drawn-tile spot beside this board")
+    planned = [
+        (state, replace(extras, info={**extras.info, "drawn_spot": list(spot)}) if spot else extras)
+        for state, extras in views(scene, seed, spot)
+    ]
     for index, (state, extras) in enumerate(planned):
         frame = render(scene, state, extras)
         name = f"{index:06d}"
