@@ -41,6 +41,13 @@ def _parser(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--profile", metavar="P", help="calibration profile of this table")
     p.add_argument(
+        "--drawn-spot",
+        metavar="X,Y",
+        help="the cell beside the board where each player puts the tile just drawn, face up "
+        "(the start tile is 0,0; a negative X as --drawn-spot=-3,7): the camera reads it there "
+        "and the page hints where it fits",
+    )
+    p.add_argument(
         "--model",
         metavar="FILE",
         help="appearance model of your tiles (meeplecam model build); default: the profile's, "
@@ -88,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         players = parse_players(args.players)
         extra = load_tile_file(args.tiles) if args.tiles else None
+        spot = _drawn_spot(args.drawn_spot)
     except (ValueError, TileSetError, TileDefinitionError) as exc:
         return fail(str(exc))
     if args.profile and not Path(args.profile).exists():
@@ -146,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         try:
-            source = open_source(session, *where, args.profile, args.model)
+            source = open_source(session, *where, args.profile, args.model, spot)
         except (OSError, ValueError) as exc:
             print(
                 f"meeplecam serve: {exc}. Start the demo with: meeplecam serve --demo",
@@ -187,7 +195,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def open_source(session, kind: str, target, profile: str | None, model: str | None = None):
+def _drawn_spot(text: str | None) -> tuple[int, int] | None:
+    if not text:
+        return None
+    from meeplecam.vision.live.spot import parse_spot
+
+    return parse_spot(text)
+
+
+def open_source(
+    session,
+    kind: str,
+    target,
+    profile: str | None,
+    model: str | None = None,
+    drawn_spot: tuple[int, int] | None = None,
+):
     """The live turn source: the vision tracker over the camera, video or frames; while the
     vision layer is missing, the frames alone (turns are then entered on the page)."""
     try:
@@ -196,7 +219,7 @@ def open_source(session, kind: str, target, profile: str | None, model: str | No
         open_tracker_feed = None
     if open_tracker_feed is not None:
         try:
-            return open_tracker_feed(session, kind, target, profile, model)
+            return open_tracker_feed(session, kind, target, profile, model, drawn_spot)
         except ImportError:
             pass
     from .camera import CaptureSource

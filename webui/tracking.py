@@ -84,18 +84,24 @@ class TrackerFeed(LiveFeed):
 
 
 def open_tracker_feed(
-    session, kind: str, target, profile: str | None = None, model: str | None = None
+    session,
+    kind: str,
+    target,
+    profile: str | None = None,
+    model: str | None = None,
+    drawn_spot: tuple[int, int] | None = None,
 ) -> TrackerFeed:
     """A live feed over a camera index, video file or folder of frames. The table geometry comes
     from the profile when one is given, else from the table and grid found on the first settled
     frame (the start tile alone on the table); the tiles' appearance from ``model`` or the
-    profile, else it is learned during play."""
+    profile, else it is learned during play. ``drawn_spot``: the cell where the players put
+    the tile just drawn (``vision.live.spot``)."""
     from meeplecam.vision.live.rectify import from_detection
     from meeplecam.vision.live.replay import load_geometry, load_reference
     from meeplecam.vision.live.sources import open_source
     from meeplecam.vision.live.tracker import TrackerConfig
 
-    config = TrackerConfig()
+    config = TrackerConfig(drawn_spot=drawn_spot)
     rectifier, locate, colours = load_geometry(profile, config.cell_px)
     reference = load_reference(profile, model)
     if rectifier is None and locate is None:

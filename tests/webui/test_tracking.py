@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from meeplecam.engine import Game, Turn
@@ -174,3 +175,18 @@ def test_the_demo_table_waits_while_a_question_is_open():
     for _ in range(120):
         feed.step(feed.source.read())
     assert table.turn == shown
+
+
+def test_the_tile_read_on_the_drawn_tile_spot_is_the_one_the_page_hints_for(tmp_path):
+    from meeplecam.engine import Player, find_tileset
+    from meeplecam.vision.live.feed import LiveFeed
+    from meeplecam.vision.live.observations import Drawn
+    from meeplecam.vision.live.rectify import Rectifier
+
+    game = Game.start(find_tileset("winter"), [Player("Ann", "red"), Player("Bo", "yellow")])
+    session = GameSession(game, tmp_path / "game.json")
+    feed = LiveFeed(session, None, Rectifier(np.eye(3)), settle_s=None)
+    feed._push(Drawn("V", [("V", -2.1), ("W", -2.4)]))
+    assert session.drawn_tile == "V"
+    feed._push(Drawn(None))  # the player picked it up
+    assert session.drawn_tile is None

@@ -41,6 +41,13 @@ def _parser(p: argparse.ArgumentParser) -> None:
         "else learned during play",
     )
     p.add_argument("--debug", metavar="DIR", help="write every observation's picture here")
+    p.add_argument(
+        "--drawn-spot",
+        metavar="X,Y",
+        help="the cell beside the board where each drawn tile is put before it is laid (the "
+        "start tile is 0,0; a negative X as --drawn-spot=-3,7): its type is read there (listed "
+        "without --json)",
+    )
     p.add_argument("--config", metavar="FILE", help="tracker settings (JSON) to override")
     p.add_argument(
         "--no-review",
@@ -73,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from meeplecam.vision.errors import VisionError
 
     from .replay import run_replay
+    from .spot import parse_spot
     from .tracker import TrackerConfig
 
     players = [c.strip() for c in args.players.split(",") if c.strip()]
@@ -81,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
         if args.config:
             with open(args.config, encoding="utf-8") as f:
                 config = TrackerConfig.from_dict(json.load(f))
+        if args.drawn_spot:
+            config = config or TrackerConfig()
+            config.drawn_spot = parse_spot(args.drawn_spot)
         own = load_tile_file(args.tiles) if args.tiles else None
         result = run_replay(
             args.source,
@@ -113,6 +124,9 @@ def run(args: argparse.Namespace) -> int:
 
         reviewed = f", {len(result.reviewed)} corrected at the end" if result.reviewed else ""
         print(f"{len(record['turns'])} turns read, {result.questions} questions{reviewed}")
+        if result.drawn:
+            read = ", ".join(f"{tile} (turn {turns + 1})" for turns, tile in result.drawn)
+            print(f"drawn tiles read on the spot: {read}")
         for warning in result.warnings:  # during play: before what reading over put right
             print(f"warning: {warning}")
         for correction in result.reviewed:

@@ -2,7 +2,8 @@
 
 :class:`LiveFeed` has the shape ``webui.feed.TurnSource`` expects (``name``, ``start()``,
 ``stop()``, ``frame()``) and pushes into a sink with ``commit(event)``, ``ask(options, crop,
-text)`` and ``warn(text, image)`` (``webui.session.GameSession``). Capture stays separate from
+text)``, ``warn(text, image)``, ``correct(index, turn)`` and ``drawn(tile)``
+(``webui.session.GameSession``). Capture stays separate from
 analysis: the source's own thread only captures; this feed's thread analyses the newest frame.
 
 At camera rate the table counts as settled after ``settle_s`` seconds of stillness
@@ -27,7 +28,7 @@ from meeplecam.engine import IllegalTurn
 
 from .heap import release_freed_memory, steady_heap
 from .motion import SETTLE_S
-from .observations import Amend, Commit, Question, Warning
+from .observations import Amend, Commit, Drawn, Question, Warning
 from .tracker import Tracker, TrackerConfig
 
 log = logging.getLogger(__name__)
@@ -208,6 +209,8 @@ class LiveFeed:
                 self.sink.warn(obs.text, obs.image)
             elif isinstance(obs, Amend):  # a follower or figure moved after the tile was read
                 self.sink.correct(obs.index, obs.turn)
+            elif isinstance(obs, Drawn):  # the tile on the drawn-tile spot, for the hints
+                self.sink.drawn(obs.tile)
         except IllegalTurn as exc:  # the engine decides: a refused reading becomes a warning
             self.sink.warn(
                 f"the rules refuse what the camera read: {exc}", getattr(obs, "crop", None)

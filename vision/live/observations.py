@@ -7,6 +7,8 @@ A consumer (``meeplecam replay``, the web session) receives these from :meth:`Tr
 - :class:`Warning`: something on the table that the rules cannot explain, with a picture.
 - :class:`Amend`: a follower laid on the last tile after that tile was read; the consumer
   replaces turn ``index`` of the log with ``turn`` (the same tile, with the follower).
+- :class:`Drawn`: the tile the player put on the drawn-tile spot, for the hints (the game does
+  not change).
 """
 
 from __future__ import annotations
@@ -71,7 +73,18 @@ class Amend:
     crop: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
-TableWarning = Warning
-Observation = Commit | Question | Warning | Amend
+@dataclass(frozen=True)
+class Drawn:
+    """The tile on the drawn-tile spot (:mod:`vision.live.spot`): ``tile`` its likeliest type,
+    or None when the spot is empty again; ``options`` each type left in the bag with its score
+    (higher better), best first."""
 
-__all__ = ["Amend", "Commit", "Observation", "Question", "TableWarning", "Warning"]
+    tile: str | None
+    options: list[tuple[str, float]] = field(default_factory=list)
+    crop: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+
+TableWarning = Warning
+Observation = Commit | Question | Warning | Amend | Drawn
+
+__all__ = ["Amend", "Commit", "Drawn", "Observation", "Question", "TableWarning", "Warning"]

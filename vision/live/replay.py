@@ -32,7 +32,7 @@ from meeplecam.engine import (
 
 from .heap import steady_heap
 from .motion import settle_frames_at
-from .observations import Amend, Commit, Question, Warning
+from .observations import Amend, Commit, Drawn, Question, Warning
 from .rectify import Rectifier, from_detection, from_truth, profile_locator
 from .sources import FolderSource, FrameSource, natural_key, open_source
 from .tracker import Tracker, TrackerConfig
@@ -55,6 +55,8 @@ class ReplayResult:
     # each turn as the camera first read it, in ``turns`` order (0-based), and whether it was
     # asked about: what players would have seen before any correction, repair or review
     first_read: list[tuple[Turn, bool]] = field(default_factory=list)
+    # each tile read on the drawn-tile spot, with the number of turns played when it was
+    drawn: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def asked(self) -> list[int]:
@@ -199,6 +201,10 @@ def _explain_silence(tracker: Tracker, result: ReplayResult) -> None:
 
 
 def _handle(obs, game: Game, result: ReplayResult) -> None:
+    if isinstance(obs, Drawn):
+        if obs.tile is not None:
+            result.drawn.append((len(game.log), obs.tile))
+        return
     if isinstance(obs, Warning):
         result.warnings.append(obs.text)
         return

@@ -44,8 +44,9 @@ from meeplecam.engine.tiles import NEIGHBOUR_OFFSETS
 from .appearance import GINGERBREAD, ScorerConfig, TerrainScorer, anchor_points, kind_map
 from .diff import Look, board_looks, cell_changes, changed_pixels, light_change, relit
 from .motion import Motion, MotionConfig, MotionGate
-from .observations import Amend, Commit, Observation, Question, Warning
+from .observations import Amend, Commit, Drawn, Observation, Question, Warning
 from .rectify import Board, Rectifier, Window
+from .spot import DrawnTileSpot, ranked_types
 from .twins import laid_layout
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,9 @@ class TrackerConfig:
     motion: MotionConfig = field(default_factory=MotionConfig)
     scorer: ScorerConfig = field(default_factory=ScorerConfig)
     cell_px: int = 48  # top-down pixels per cell
+    # the cell beside the board where the players put the tile just drawn, face up, before
+    # laying it (vision.live.spot): read there for the hints; None: no such spot
+    drawn_spot: tuple[int, int] | None = None
     # cells around the board that are watched: a tile lies at most one off the board, so the
     # outermost ring (three off) shows whether an arm reaches in (Tracker._reaching_in)
     window_pad: int = 3
@@ -317,6 +321,9 @@ class Tracker:
         self.latencies: list[float] = []  # settled -> observation, seconds
         self._out: list[Observation] = []
         self._frame: np.ndarray | None = None
+        spot = self.config.drawn_spot
+        self.spot = DrawnTileSpot(tuple(spot)) if spot is not None else None
+        self.drawn: str | None = None  # the type last read on the drawn-tile spot
         self._looks: tuple[Board, dict] | None = None  # the looks of the last board diffed
         self._visibility: tuple[Rectifier, dict] | None = None  # cells seen by the rectifier
         self.unexplained = 0.0  # of the last decoded tile: see _decode_tile
@@ -362,6 +369,7 @@ class Tracker:
                 return S.WAITING_FOR_START
         board = self._board()
         self._set_baseline(board)
+        self._read_drawn_spot()  # its first look is the spot empty
         self.read_thumb = self.gate.previous
         for cell, placed in self.game.board.tiles.items():
             if board.contains(cell):
@@ -403,6 +411,7 @@ class Tracker:
     def _decoding(self, motion: Motion) -> State:
         self.read_thumb = self.gate.previous
         board = self._board()
+        self._read_drawn_spot()
         if self.rebaseline:  # the game changed under us (a turn entered by hand): trust it
             self._set_baseline(board)
             self.rebaseline = False
@@ -700,7 +709,10 @@ class Tracker:
         frontier = self.game.board.frontier
         ch = Changes([], [], [], [], {})
         compared = []
+        aside = self._spot_cells()
         for cell in board.cells():
+            if cell in aside:
+                continue
             before = self.baseline.get(cell)
             now = self._look(board, cell)
             if before is None or before.lab.shape != now.lab.shape:
@@ -745,6 +757,68 @@ class Tracker:
                 ch.new_tiles.append(max(faint, key=ch.fractions.__getitem__))
         return ch
 
+    def _spot_cells(self) -> set[tuple[int, int]]:
+        """The cells of the drawn-tile spot while it lies apart from the board and the cells a
+        tile may be laid on (a tile there is the drawn one, no turn); else none."""
+        spot = self.spot
+        board = self.game.board
+        if spot is None or not spot.free(board.tiles.keys() | board.frontier.keys()):
+            return set()
+        return spot.cells
+
+    def _read_drawn_spot(self) -> None:
+        """Read the drawn-tile spot on the settled view: a :class:`Drawn` when what lies
+        there changed (a tile put down, read as the types left in the bag at every rotation,
+        or the spot empty again)."""
+        if not self._spot_cells() or self.rectifier is None or self._frame is None:
+            return
+        region = self._cut(self.rectifier, self._frame, self.spot.window)
+        crop = self.spot.look(region)
+        if crop is None:
+            if self.drawn is not None:
+                self.drawn = None
+                self._out.append(Drawn(None))
+            return
+        game = self.game
+        options = [
+            (tile, rotation)
+            for tile_id, n in sorted(game.remaining.items())
+            if n > 0
+            for tile in [game.tileset[tile_id]]
+            for rotation in tile.distinct_rotations
+        ]
+        if not options:
+            return
+        # in the light the board is seen in: the lamp lights the spot beside the board
+        # otherwise, and the terrain colours were learned on the board
+        table = self._table_colour()
+        if table is not None and self.spot.table is not None:
+            gain = table / np.maximum(self.spot.table, 1.0)
+            crop = np.clip(crop * gain, 0, 255).astype(np.uint8)
+        scores = self.scorer.score(self.scorer.prepare(crop), options, None, crop)
+        # the bag is a prior: a type with more copies left is likelier to have been drawn
+        prior = self.config.bag_prior
+        scores = [
+            s + prior * np.log(game.remaining[t.id])
+            for s, (t, _) in zip(scores, options, strict=True)
+        ]
+        ranked = ranked_types(scores, options)
+        if ranked[0][0] != self.drawn:
+            self.drawn = ranked[0][0]
+            self._out.append(Drawn(self.drawn, ranked, crop))
+
+    def _table_colour(self) -> np.ndarray | None:
+        """The table's colour beside the board (BGR median of the empty cells next to it on
+        the last settled view), or None before one."""
+        board = self.anchor
+        if board is None:
+            return None
+        frontier = self.game.board.frontier
+        empty = [board.cell(*c) for c in frontier if board.contains(c) and self._visible(c)]
+        if not empty:
+            return None
+        return np.median(np.concatenate([c.reshape(-1, 3) for c in empty]), axis=0)
+
     def _ring(self, board: Board) -> list[tuple[int, int]]:
         """Where an arm reaching in crosses: the window's outermost ring, three cells from
         every tile, and where the camera's view ends inside the window, the cells along that
@@ -757,7 +831,8 @@ class Tracker:
                 return True
             return c not in board_cells and not all(map(self._visible, _neighbours(c)))
 
-        return [c for c in board.cells() if self._visible(c) and at_edge(c)]
+        aside = self._spot_cells()
+        return [c for c in board.cells() if c not in aside and self._visible(c) and at_edge(c)]
 
     def _ring_crossed(self, board: Board, ch: Changes) -> tuple[int, list[tuple[int, int]]]:
         """(how many cells of the ring (:meth:`_ring`) were compared, those of them that

@@ -181,7 +181,12 @@ class Scene:
                     continue
                 lo = self.cell_centre_mm((x - 1, y - 1)) - self.pitch / 2
                 hi = self.cell_centre_mm((x + 1, y + 1)) + self.pitch / 2
-                if lo[0] < 10 or lo[1] < 10 or hi[0] > self.table_w - 10 or hi[1] > self.table_d - 10:
+                if (
+                    lo[0] < 10
+                    or lo[1] < 10
+                    or hi[0] > self.table_w - 10
+                    or hi[1] > self.table_d - 10
+                ):
                     continue
                 if lo[0] < tx + tw and hi[0] > tx and lo[1] < ty + td and hi[1] > ty:
                     continue

@@ -96,3 +96,19 @@ def test_layout_fits_the_table_for_many_seeds():
         assert corners[:, 0].max() < scene.table_w and corners[:, 1].max() < scene.table_d
         x, y, w, d = scene.track
         assert x > 0 and x + w < scene.table_w and y > 0 and y + d < scene.table_d
+
+
+def test_each_drawn_tile_lies_on_the_spot_beside_the_board_before_it_is_laid():
+    game = _game(seed=6, turns=10)
+    scene = Scene(game, 6, "winter", (320, 180))
+    spot = scene.drawn_spot()
+    assert spot is not None
+    assert all(max(abs(spot[0] - x), abs(spot[1] - y)) >= 3 for x, y in game.board.tiles)
+    planned = list(views(scene, 6, spot))
+    on_spot = [(state.event, extras.held) for state, extras in planned if extras.phase == "drawn"]
+    laid = [e for e in game.log if hasattr(e, "cell")]
+    # each turn's tile, face up (not yet given a cell), while the table settles
+    assert {held.turn for _, held in on_spot} == set(range(1, len(laid) + 1))
+    assert all(held.cell is None and held.height_mm < 2 for _, held in on_spot)
+    assert all(held.tile == laid[held.turn - 1].tile for _, held in on_spot)
+    assert all(event == held.turn - 1 for event, held in on_spot)  # before it is laid
