@@ -14,7 +14,9 @@
   reading the players answered or corrected, with the cell's picture and each scorer term.
   What real tables do to a game, on rendered games: ``--bump DX,DY,DEG`` knocks the camera
   halfway through, ``--relight B,G,R`` changes the light there, ``--thinking N`` has every
-  player hold the drawn tile still over the board for N more frames.
+  player hold the drawn tile still over the board for N more frames. ``--drawn-spot`` (games
+  rendered with ``synth --drawn-spot``) watches the spot where each drawn tile lies first and
+  counts the drawn tiles read right there.
 - ``memory``: RSS sampled while the synthetic demo table (generated, never pre-recorded; games
   follow one another) runs through one long-lived live feed for ``--minutes``; reported as the
   slope after warm-up (MB per 10 minutes; flat = < 1). ``--drawn``: drawn games instead, a new
@@ -225,6 +227,17 @@ def _reference(model: str | None, game, palette: str | None):
     return load_model(model)
 
 
+def _spot_config(games_dir: str | None, name: str):
+    """The tracker watching the drawn-tile spot of a game rendered with ``--drawn-spot``."""
+    from meeplecam.vision.live.tracker import TrackerConfig
+
+    first = min((Path(games_dir) / name / "truth").glob("*.json"))
+    spot = json.loads(first.read_text()).get("drawn_spot")
+    if spot is None:
+        raise SystemExit(f"{name}: rendered without --drawn-spot")
+    return TrackerConfig(drawn_spot=tuple(spot))
+
+
 def bench_latency(
     games_dir: str | None,
     count: int,
@@ -236,6 +249,7 @@ def bench_latency(
     thinking: int = 0,
     relight: tuple[float, float, float] | None = None,
     review: bool = True,
+    drawn_spot: bool = False,
 ) -> dict:
     """``answers``: ``best`` takes every question's best option and leaves wrong readings
     uncorrected (``meeplecam replay``); ``players`` plays the people at the table, who answer
@@ -247,7 +261,9 @@ def bench_latency(
     ``bump`` (dx, dy, degrees) knocks the camera halfway through each game (``_knocked``);
     ``thinking`` holds each drawn tile still over the board for that many more frames;
     ``relight`` (blue, green, red gains) changes the light where ``bump`` would knock;
-    ``review``: with ``answers`` best, each game is read over at its end as ``replay`` does."""
+    ``review``: with ``answers`` best, each game is read over at its end as ``replay`` does.
+    ``drawn_spot``: games rendered with ``synth --drawn-spot``, read with the tracker watching
+    that spot; counts the drawn tiles read right there (the last reading before each turn)."""
     from meeplecam.vision.live.replay import compare, compare_by_cell, replay
 
     latencies = []
@@ -255,6 +271,7 @@ def bench_latency(
     per_game = []
     totals = dict.fromkeys(("turns", *COUNTS), 0)
     no_question = by_cell = 0
+    drawn_right = drawn_seen = 0
     games = _replay_games(games_dir, count, find_table=geometry == "find")
     if dump:  # a fresh census
         Path(dump).mkdir(parents=True, exist_ok=True)
@@ -276,7 +293,13 @@ def bench_latency(
                 frames, game, rectifier, expected, reference, Path(dump) if dump else None, name
             )
         else:
-            result = replay(frames, game, rectifier, reference=reference, review=review)
+            config = _spot_config(games_dir, name) if drawn_spot else None
+            result = replay(frames, game, rectifier, config, reference=reference, review=review)
+            if drawn_spot:
+                laid = [t["tile"] for t in expected["turns"] if "discard" not in t]
+                last = dict(result.drawn)  # turns played -> the last type read on the spot
+                drawn_seen += len(last)
+                drawn_right += sum(laid[n] == tile for n, tile in last.items() if n < len(laid))
             right, n, _ = compare(expected, result.record())
             wrong, asked_right, asked_right_at_end = _split(expected, result)
             by_cell += compare_by_cell(expected, result.record())[0]
@@ -309,6 +332,9 @@ def bench_latency(
         **({"bump": list(bump)} if bump else {}),
         **({"thinking_frames": thinking} if thinking else {}),
         **({"relight": list(relight)} if relight else {}),
+        **(
+            {"drawn_tiles_read": drawn_seen, "drawn_tiles_right": drawn_right} if drawn_spot else {}
+        ),
         "settled_to_observation": _stats(latencies),
         "turns_right": totals["right"],
         "turns": totals["turns"],
@@ -731,6 +757,12 @@ def main(argv=None) -> int:
         help="latency run with --answers best: keep every turn as read during play (no reading "
         "over at the end, as replay does)",
     )
+    parser.add_argument(
+        "--drawn-spot",
+        action="store_true",
+        help="latency run with --answers best on games rendered with synth --drawn-spot: the "
+        "tracker watches the spot and the drawn tiles read right there are counted",
+    )
     parser.add_argument("--minutes", type=float, default=3.0, help="length of the memory run")
     parser.add_argument(
         "--drawn", action="store_true", help="memory run on drawn games (no synthetic renderer)"
@@ -744,6 +776,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.dump and args.answers != "players":
         parser.error("--dump needs --answers players (only the players know what was laid)")
+    if args.drawn_spot and (args.answers != "best" or not args.games):
+        parser.error("--drawn-spot needs --answers best and --games DIR (rendered with it)")
     import cv2
 
     results = {"cpus": os.cpu_count(), "opencv_threads": cv2.getNumThreads()}
@@ -761,6 +795,7 @@ def main(argv=None) -> int:
             args.thinking,
             args.relight,
             args.review,
+            args.drawn_spot,
         )
     if "memory" in args.what:
         results["memory"] = bench_memory(args.minutes, args.drawn, args.realtime)
