@@ -125,12 +125,14 @@ class DemoTableFeed(TrackerFeed):
         from meeplecam.vision.live.sources import SyntheticSource
         from meeplecam.vision.model import build_from_art
 
-        source = SyntheticSource(seed=seed, size=size, realtime=realtime)
+        # each drawn tile lies on a spot beside the board first: the page hints where it fits
+        source = SyntheticSource(seed=seed, size=size, realtime=realtime, drawn_spot=True)
         table = source.inner
         # the demo table's tiles are drawn from the engine's art: that is their appearance model,
         # as a calibration from scans or a photo of the tiles gives it for a real copy
         reference = build_from_art(table.game.tileset, table.palette)
         super().__init__(session, source, source.rectifier(), reference=reference)
+        self.config.drawn_spot = table.spot
         self._table_seed = source.inner.seed
         self._start_session_game()
 
@@ -143,6 +145,7 @@ class DemoTableFeed(TrackerFeed):
         if table.seed != self._table_seed:  # the table began its next game
             self._table_seed = table.seed
             self.rectifier = self.source.rectifier()
+            self.config.drawn_spot = table.spot
             self.tracker = None
             self._start_session_game()
         table.paused = bool(self.sink.pending) or self.sink.read_over_open

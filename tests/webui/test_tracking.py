@@ -149,18 +149,26 @@ def test_the_demo_table_plays_its_game_into_the_session():
     from meeplecam.webui.tracking import DemoTableFeed
 
     session = GameSession.open(None)
-    feed = DemoTableFeed(session, seed=3, size=(960, 540), realtime=False)
+    # the demo's own size: the drawn-tile spot lies at the table's edge, far from the camera
+    feed = DemoTableFeed(session, seed=3, size=(1920, 1080), realtime=False)
     table = feed.source.inner
     assert [p.colour for p in session.game.players] == [p.colour for p in table.game.players]
-    for _ in range(420):
+    in_hand = []  # the tile the page hinted for, before each turn: read on the drawn-tile spot
+    for _ in range(560):
         feed.step(feed.source.read())
         _answer_all(session)
+        if session.drawn_tile is not None:
+            in_hand.append((len(session.game.log), session.drawn_tile))
     on_table = [t for t in table.events if "discard" not in t]
     assert len(on_table) >= 4
     read = [t.cell for t in session.game.log if isinstance(t, Turn)]
     assert len(read) >= len(on_table) - 1  # the last turn may still be settling
     assert read == [(t["x"], t["y"]) for t in on_table][: len(read)]
     assert [n.text for n in session.notices if n.kind == "warning"] == []
+    hinted = dict(in_hand)  # turns played -> the tile in hand last shown
+    laid = [t["tile"] for t in on_table]
+    assert len(hinted) >= len(read) - 1
+    assert sum(laid[n] == tile for n, tile in hinted.items() if n < len(laid)) >= len(hinted) - 1
 
 
 def test_the_demo_table_waits_while_a_question_is_open():

@@ -332,6 +332,7 @@ class Tracker:
         # how much less than the best each type looked on the spot, the last tile seen there
         # before this turn: the tile the player lays next
         self.spot_read: dict[str, float] = {}
+        self._spot_seen: tuple[int, np.ndarray] | None = None  # (turns played, crop) read last
         self._looks: tuple[Board, dict] | None = None  # the looks of the last board diffed
         self._visibility: tuple[Rectifier, dict] | None = None  # cells seen by the rectifier
         self.unexplained = 0.0  # of the last decoded tile: see _decode_tile
@@ -784,11 +785,16 @@ class Tracker:
         region = self._cut(self.rectifier, self._frame, self.spot.window)
         crop = self.spot.look(region)
         if crop is None:
+            self._spot_seen = None
             if self.drawn is not None:
                 self.drawn = None
                 self._out.append(Drawn(None))
             return
         game = self.game
+        seen = self._spot_seen
+        if seen is not None and seen[0] == len(game.log) and _alike(seen[1], crop):
+            return  # the same tile lies there as at the last reading: read once
+        self._spot_seen = (len(game.log), crop)
         options = [
             (tile, rotation)
             for tile_id, n in sorted(game.remaining.items())
@@ -1612,6 +1618,12 @@ class Tracker:
                 x0, y0 = (x - board.window[0]) * p, (y - board.window[1]) * p
                 cv2.rectangle(image, (x0 + 1, y0 + 1), (x0 + p - 2, y0 + p - 2), colour, 2)
         return image
+
+
+def _alike(a: np.ndarray, b: np.ndarray, levels: float = 6.0) -> bool:
+    """Whether two pictures of one size differ by less than ``levels`` grey levels on
+    average (sensor noise, not a tile turned or swapped)."""
+    return float(np.abs(a.astype(np.int16) - b).mean()) < levels
 
 
 def _neighbours(cell: tuple[int, int]) -> list[tuple[int, int]]:

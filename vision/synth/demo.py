@@ -37,11 +37,14 @@ class SyntheticTable:
         tileset: str = "winter",
         fps: float | None = None,
         realtime: bool = True,
+        drawn_spot: bool = False,
     ):
         cfg = config()["sequence"]["demo"]
         self.fps = float(fps or cfg["fps"])
         self.palette, self.size, self.players, self.tileset = palette, size, players, tileset
         self.realtime = realtime
+        self.drawn_spot = drawn_spot  # each drawn tile lies on a spot beside the board first
+        self.spot: tuple[int, int] | None = None  # that spot's cell in this game
         self.seed = seed
         self.paused = False  # players waiting (e.g. for an answer on the page): the view holds
         self._frame: np.ndarray | None = None
@@ -53,7 +56,8 @@ class SyntheticTable:
         self.game = random_game(find_tileset(self.tileset), self.players, seed=seed)
         self.record = to_record(self.game)
         self.scene = Scene(self.game, seed, self.palette, self.size)
-        self._views = views(self.scene, seed)
+        self.spot = self.scene.drawn_spot() if self.drawn_spot else None
+        self._views = views(self.scene, seed, self.spot)
         self._view = None
         self._repeat = 0
         self._settled = max(1, round(cfg["settled_s"] * self.fps))
@@ -96,10 +100,12 @@ class SyntheticTable:
             and self._view[0] == state
             and not extras.hands
             and not self._view[1].hands
+            and extras.held == self._view[1].held
         )
         self._view = view
         self.turn = state.event
-        self._repeat = self._settled if extras.phase == "settled" else self._hand
+        # the table rests with the drawn tile on its spot as after a tile is laid
+        self._repeat = self._settled if extras.phase in ("settled", "drawn") else self._hand
         if same and self._frame is not None:
             return  # nothing moved: keep the last frame
         self._frame = render(self.scene, state, extras)
