@@ -117,6 +117,13 @@ def _calibrate_parser(p: argparse.ArgumentParser) -> None:
         metavar="PNG",
         help="where to draw what was found (default: beside the profile)",
     )
+    p.add_argument(
+        "--drawn-spot",
+        metavar="X,Y",
+        help="mark the cell beside the board where the players put the tile just drawn (the "
+        "start tile is 0,0; a negative X as --drawn-spot=-3,7): serve and replay with this "
+        "profile read the drawn tile there",
+    )
     p.add_argument("--force", action="store_true", help="save even when a step warned")
     p.set_defaults(handler=run_calibrate)
 
@@ -217,9 +224,16 @@ def _charuco_frames(spec: str) -> list:
 def _calibrate(args: argparse.Namespace, frame) -> int:
     import cv2
 
+    from meeplecam.vision.live.spot import parse_spot
+
     from . import wizard
+    from .errors import CalibrationError
     from .table import click_corners, parse_points
 
+    try:
+        spot = parse_spot(args.drawn_spot) if args.drawn_spot else None
+    except ValueError as exc:
+        raise CalibrationError(str(exc)) from None
     h, w = frame.shape[:2]
     options = wizard.Options(
         markers=args.markers,
@@ -255,6 +269,8 @@ def _calibrate(args: argparse.Namespace, frame) -> int:
             file=sys.stderr,
         )
         return 1
+    if spot is not None:
+        result.profile.drawn_spot = list(spot)
     result.profile.save(out)
     print(f"profile saved: {out} (use it with --profile {out})")
     return 0

@@ -292,6 +292,9 @@ class Profile:
     followers: FollowerColours | None = None
     appearance: dict | None = None  # the vision layer's tile appearance model, serialised
     reference: dict | None = None  # {"png": base64, "width": w, "height": h} grey thumbnail
+    # [x, y]: the grid cell beside the board where the players put the drawn tile (the start
+    # tile is [0, 0]; vision.live.spot)
+    drawn_spot: list[int] | None = None
     created: str = ""
     notes: list[str] = field(default_factory=list)
 
@@ -436,6 +439,14 @@ def _parse_sections(data: dict) -> Profile:
     if frame.width <= 0 or frame.height <= 0:
         raise _Bad(f"frame size {frame.width}x{frame.height} is not positive")
     profile = Profile(frame=frame, created=str(data.get("created", "")))
+    if (spot := data.get("drawn_spot")) is not None:
+        if not (
+            isinstance(spot, list)
+            and len(spot) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in spot)
+        ):
+            raise _Bad(f"drawn_spot must be a cell [x, y] of whole numbers, found {spot!r}")
+        profile.drawn_spot = list(spot)
     notes = data.get("notes", [])
     profile.notes = [str(n) for n in notes] if isinstance(notes, list) else []
     if (t := _section(data, "table")) is not None:

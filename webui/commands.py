@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         players = parse_players(args.players)
         extra = load_tile_file(args.tiles) if args.tiles else None
-        spot = _drawn_spot(args.drawn_spot)
+        spot = _drawn_spot(args.drawn_spot, args.profile)
     except (ValueError, TileSetError, TileDefinitionError) as exc:
         return fail(str(exc))
     if args.profile and not Path(args.profile).exists():
@@ -195,12 +195,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _drawn_spot(text: str | None) -> tuple[int, int] | None:
-    if not text:
+def _drawn_spot(text: str | None, profile: str | None) -> tuple[int, int] | None:
+    """The drawn-tile spot of ``--drawn-spot`` or the profile (ValueError when malformed)."""
+    if not text and not profile:
         return None
-    from meeplecam.vision.live.spot import parse_spot
+    from meeplecam.vision.errors import VisionError
+    from meeplecam.vision.live.spot import spot_for
 
-    return parse_spot(text)
+    try:
+        return spot_for(text, profile)
+    except VisionError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def open_source(

@@ -73,6 +73,14 @@ def test_a_photo_that_is_missing_or_no_image_says_which(tmp_path, capsys):
     assert not out.exists()
 
 
+def test_calibration_can_mark_the_drawn_tile_spot(tmp_path, capsys):
+    out = tmp_path / "p.json"
+    assert main(["calibrate", "--demo", "--drawn-spot=-2,6", "-o", str(out)]) == 0
+    assert json.loads(out.read_text())["drawn_spot"] == [-2, 6]
+    assert main(["calibrate", "--demo", "--drawn-spot=beside", "-o", str(out)]) == 1
+    assert "--drawn-spot must be a cell X,Y" in capsys.readouterr().err
+
+
 def test_given_corners_and_names(tmp_path, capsys, demo):
     import cv2
 

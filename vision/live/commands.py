@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from meeplecam.vision.errors import VisionError
 
     from .replay import run_replay
-    from .spot import parse_spot
+    from .spot import spot_for
     from .tracker import TrackerConfig
 
     players = [c.strip() for c in args.players.split(",") if c.strip()]
@@ -89,9 +89,10 @@ def run(args: argparse.Namespace) -> int:
         if args.config:
             with open(args.config, encoding="utf-8") as f:
                 config = TrackerConfig.from_dict(json.load(f))
-        if args.drawn_spot:
+        spot = spot_for(args.drawn_spot, args.profile)
+        if spot is not None:
             config = config or TrackerConfig()
-            config.drawn_spot = parse_spot(args.drawn_spot)
+            config.drawn_spot = spot
         own = load_tile_file(args.tiles) if args.tiles else None
         result = run_replay(
             args.source,

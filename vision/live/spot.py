@@ -100,6 +100,30 @@ def parse_spot(text: str) -> tuple[int, int]:
     return x, y
 
 
+def spot_for(text: str | None, profile: str | None) -> tuple[int, int] | None:
+    """The drawn-tile spot to watch: ``--drawn-spot`` when given, else the one a calibration
+    profile marks (``meeplecam calibrate --drawn-spot``), else None."""
+    if text:
+        return parse_spot(text)
+    if not profile:
+        return None
+    import json
+    from pathlib import Path
+
+    try:
+        data = json.loads(Path(profile).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None  # the geometry's loading says what is wrong with the file
+    if not isinstance(data, dict) or not str(data.get("format", "")).startswith(
+        "meeplecam-profile/"
+    ):
+        return None
+    from meeplecam.vision.profile import Profile
+
+    spot = Profile.from_json(data, profile).drawn_spot
+    return (spot[0], spot[1]) if spot else None
+
+
 def _clockwise_area(points: np.ndarray) -> float:
     """Twice the signed area of a polygon, positive when its corners run clockwise on screen
     (y down)."""
@@ -116,4 +140,4 @@ def ranked_types(scores: list[float], options) -> list[tuple[str, float]]:
     return sorted(best.items(), key=lambda item: -item[1])
 
 
-__all__ = ["DrawnTileSpot", "parse_spot", "ranked_types"]
+__all__ = ["DrawnTileSpot", "parse_spot", "ranked_types", "spot_for"]

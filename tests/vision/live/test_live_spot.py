@@ -134,3 +134,20 @@ def test_each_drawn_tile_is_read_on_the_spot_and_the_board_is_read_as_ever(spot_
     drawn = {n: t.tile for n, t in enumerate(laid, 1)}
     assert set(read) == set(drawn)  # each tile put on the spot was seen there
     assert sum(read[n] == drawn[n] for n in drawn) >= 3, (read, drawn)
+
+
+def test_a_calibration_profile_marks_the_spot_and_the_command_line_overrides_it(tmp_path):
+    import json
+
+    from meeplecam.vision.live.spot import spot_for
+    from meeplecam.vision.profile import FrameInfo, Profile, ProfileError
+
+    marked = Profile(FrameInfo(1920, 1080), drawn_spot=[0, 8])
+    path = marked.save(tmp_path / "table.json")
+    assert spot_for(None, str(path)) == (0, 8)
+    assert spot_for("-3,7", str(path)) == (-3, 7)
+    assert spot_for(None, str(Profile(FrameInfo(1920, 1080)).save(tmp_path / "plain.json"))) is None
+    bad = marked.to_json() | {"drawn_spot": [0.5, "south"]}
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(ProfileError, match="drawn_spot"):
+        spot_for(None, str(tmp_path / "bad.json"))
