@@ -3,9 +3,10 @@ just drawn, face up, before laying it. The camera reads its type there, so that 
 show where it fits and what it would score while the player thinks.
 
 The spot is a grid cell (the start tile is cell ``(0, 0)``, as everywhere in the live loop) chosen
-at set-up (``--drawn-spot X,Y``). A tile put down by hand lies anyhow in it: the spot watches that
-cell and the eight around it, finds the tile there against the spot's empty look (a square of
-tile size that differs from the table), and cuts it out, turned square, for the scorer. Which
+at set-up (``--drawn-spot X,Y``, or marked in the calibration profile). A tile put down by hand
+lies anyhow in it: the spot watches that cell and the eight around it, finds the tile there
+against the spot's empty look (a square of tile size that differs from the table), and cuts it
+out, turned square, for the scorer. Which
 way the tile lies does not matter: the player has not chosen yet, so every rotation of every type
 left in the bag is an option, and the best rotation speaks for its type. The tracker keeps these
 cells out of the board's diff while the spot lies off the board and its frontier.
@@ -23,7 +24,7 @@ CHANGED = 14.0  # lighter than the empty spot by this (Lab L, 8 bit), or half as
 SIDE = (0.6, 1.8)  # a tile's side in cells (wide: a grid found on the start tile alone is
 # least sure far from it, where a spot lies; a hand or a heap of tiles is larger)
 FILLED = 0.75  # share of its rotated square that the changed pixels fill: a square thing
-INNER = 0.92  # of the square found, the printed face (the rest: the edge and its shadow)
+INNER = 0.92  # of the square found, the printed face (the rest: the cardboard's edge)
 
 
 @dataclass
