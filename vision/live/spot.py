@@ -21,6 +21,7 @@ import numpy as np
 from .rectify import Board, Window
 
 CHANGED = 14.0  # lighter than the empty spot by this (Lab L, 8 bit), or half as far in colour
+DARKER = 40.0  # or darker by this: more than a shadow (a green field on a white table)
 SIDE = (0.6, 1.8)  # a tile's side in cells (wide: a grid found on the start tile alone is
 # least sure far from it, where a spot lies; a hand or a heap of tiles is larger)
 FILLED = 0.75  # share of its rotated square that the changed pixels fill: a square thing
@@ -59,12 +60,16 @@ class DrawnTileSpot:
         if self.empty is None or self.empty.shape != lab.shape:
             self._empty(region, lab)
             return None
-        # a tile is lighter than the table or of another colour; its shadow only darker
+        # a tile is lighter than the table, of another colour or much darker; its shadow only
+        # a little darker
         diff = lab - self.empty
         changed = (
-            (diff[..., 0] > CHANGED) | (np.hypot(diff[..., 1], diff[..., 2]) > CHANGED / 2)
+            (diff[..., 0] > CHANGED)
+            | (diff[..., 0] < -DARKER)
+            | (np.hypot(diff[..., 1], diff[..., 2]) > CHANGED / 2)
         ).astype(np.uint8)
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         contours, _ = cv2.findContours(changed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         if not contours:
             self._empty(region, lab)
@@ -74,7 +79,7 @@ class DrawnTileSpot:
         p = region.cell_px
         if not SIDE[0] * p <= min(w, h) <= max(w, h) <= SIDE[1] * p:
             return None  # something else lies there (a hand, a cup, a heap of tiles)
-        if cv2.contourArea(contour) < FILLED * w * h:
+        if cv2.contourArea(cv2.convexHull(contour)) < FILLED * w * h:
             return None
         # inside the cardboard's dark edge and its shadow, as a board cell shows a tile
         inner = (w * INNER, h * INNER)

@@ -99,11 +99,6 @@ class TrackerConfig:
     # the cell beside the board where the players put the tile just drawn, face up, before
     # laying it (vision.live.spot): read there for the hints; None: no such spot
     drawn_spot: tuple[int, int] | None = None
-    # how much the drawn tile's reading on the spot counts when that tile is laid: the same
-    # tile seen twice, flat on the spot and on the board. Turns read wrong live (committed
-    # wrong, or asked with a wrong best option), 4 snowy / 4 copy games with a spot, no
-    # profile: 0 34 / 38, 0.5 28 / 29, 1.0 19 / 41 (bench/live.py --drawn-spot)
-    drawn_weight: float = 0.5
     # cells around the board that are watched: a tile lies at most one off the board, so the
     # outermost ring (three off) shows whether an arm reaches in (Tracker._reaching_in)
     window_pad: int = 3
@@ -329,9 +324,6 @@ class Tracker:
         spot = self.config.drawn_spot
         self.spot = DrawnTileSpot(tuple(spot)) if spot is not None else None
         self.drawn: str | None = None  # the type last read on the drawn-tile spot
-        # how much less than the best each type looked on the spot, the last tile seen there
-        # before this turn: the tile the player lays next
-        self.spot_read: dict[str, float] = {}
         self._spot_seen: tuple[int, np.ndarray] | None = None  # (turns played, crop) read last
         self._looks: tuple[Board, dict] | None = None  # the looks of the last board diffed
         self._visibility: tuple[Rectifier, dict] | None = None  # cells seen by the rectifier
@@ -515,7 +507,6 @@ class Tracker:
         n = len(self.game.log)
         if n == self.known_log or self.state is S.WAITING_FOR_START:
             return
-        self.spot_read = {}  # a turn was played (or entered, or undone): the drawn tile laid
         placed = set(self.game.board.tiles)
         together_view = None  # the view a tile laid together with the accepted one is in
         if n > self.known_log and self.pending is not None:
@@ -818,7 +809,6 @@ class Tracker:
             for s, (t, _) in zip(scores, options, strict=True)
         ]
         ranked = ranked_types(scores, options)
-        self.spot_read = {tile_id: score - ranked[0][1] for tile_id, score in ranked}
         if ranked[0][0] != self.drawn:
             self.drawn = ranked[0][0]
             self._out.append(Drawn(self.drawn, ranked, crop))
@@ -1158,12 +1148,6 @@ class Tracker:
             hidden = self._guarded(figure.mask)
             ignore = hidden if ignore is None else ignore | hidden
         scores = self.scorer.score(crop, options, ignore, whole)
-        if self.spot_read:  # the tile was seen on the drawn-tile spot before it was laid
-            weight, unseen = self.config.drawn_weight, min(self.spot_read.values())
-            scores = [
-                s + weight * self.spot_read.get(t.id, unseen)
-                for s, (t, _) in zip(scores, options, strict=True)
-            ]
         if game.gingerbread_in_play:
             scores = [
                 s - self._gingerbread_disagreement(Turn(t.id, *cell, r), figure)

@@ -60,6 +60,21 @@ def test_a_tile_put_down_askew_is_cut_out_square_and_unmirrored():
     assert any(found)
 
 
+def test_a_tile_of_the_tables_hue_is_found_by_how_much_darker_it_is_and_a_shadow_is_not():
+    """A grey winter tile on a white table differs in lightness only: far darker than a
+    shadow, which only dims the table a little."""
+    spot = DrawnTileSpot((5, 0))
+    table = _table()
+    spot.look(_board(table))
+    grey = np.full((P, P, 3), (100, 103, 107), np.uint8)
+    grey[20:28, 24:] = (70, 72, 75)
+    assert spot.look(_board(_laid(table, grey, -12.0))) is not None
+    shaded = (table * 0.8).astype(np.uint8)  # a cloud, a person leaning over the table
+    spot = DrawnTileSpot((5, 0))
+    spot.look(_board(table))
+    assert spot.look(_board(shaded)) is None
+
+
 def test_an_empty_spot_and_a_hand_are_no_tile():
     spot = DrawnTileSpot((5, 0))
     table = _table()
