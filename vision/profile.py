@@ -333,6 +333,19 @@ def _default_mode() -> int:
     return 0o666 & ~mask
 
 
+def profile_json(path: str | os.PathLike) -> dict | None:
+    """The JSON of ``path`` if it is a meeplecam profile (of any version); None if it is
+    something else (a geometry file of the renderer) or cannot be read: the caller that needs
+    the file says what is wrong with it."""
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if isinstance(data, dict) and str(data.get("format", "")).startswith(FORMAT_PREFIX):
+        return data
+    return None
+
+
 def load(path: str | os.PathLike) -> Profile:
     """Read and validate a profile file; :class:`ProfileError` names the file and the problem."""
     path = Path(path)

@@ -257,16 +257,13 @@ def load_reference(profile: str | None, model: str | None = None):
     a profile holding one), else the one saved in the calibration profile; None without either
     (the tracker then learns the art during play)."""
     from meeplecam.vision.model import load_model, model_from_profile
+    from meeplecam.vision.profile import profile_json
 
     if model:
         return load_model(model)
     if not profile:
         return None
-    try:
-        data = json.loads(Path(profile).read_text("utf-8"))
-    except (OSError, ValueError):
-        return None  # load_geometry names what is wrong with it
-    if isinstance(data, dict) and str(data.get("format", "")).startswith("meeplecam-profile/"):
+    if profile_json(profile) is not None:  # else load_geometry names what is wrong with it
         return model_from_profile(profile)
     return None
 

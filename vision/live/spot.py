@@ -113,19 +113,11 @@ def spot_for(text: str | None, profile: str | None) -> tuple[int, int] | None:
         return parse_spot(text)
     if not profile:
         return None
-    import json
-    from pathlib import Path
+    from meeplecam.vision.profile import Profile, profile_json
 
-    try:
-        data = json.loads(Path(profile).read_text("utf-8"))
-    except (OSError, ValueError):
+    data = profile_json(profile)
+    if data is None:
         return None  # the geometry's loading says what is wrong with the file
-    if not isinstance(data, dict) or not str(data.get("format", "")).startswith(
-        "meeplecam-profile/"
-    ):
-        return None
-    from meeplecam.vision.profile import Profile
-
     spot = Profile.from_json(data, profile).drawn_spot
     return (spot[0], spot[1]) if spot else None
 
