@@ -22,7 +22,7 @@ class TrackerFeed(LiveFeed):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # (locate, colours, appearance model, path) waiting for a quiet moment
+        # (locate, colours, appearance model, drawn-tile spot, path) waiting for a quiet moment
         self.next_profile: tuple | None = None
         self.profile_path: str | None = None  # the profile in use, once switched
 
@@ -30,9 +30,11 @@ class TrackerFeed(LiveFeed):
         """Read the profile now (ProfileError if it cannot be used); switch at a quiet moment."""
         from meeplecam.vision.live.rectify import profile_locator
         from meeplecam.vision.live.replay import load_reference
+        from meeplecam.vision.live.spot import spot_for
 
         locate, colours = profile_locator(str(path), self.config.cell_px)
-        self.next_profile = (locate, colours, load_reference(str(path)), str(path))
+        spot = spot_for(None, str(path))  # a drawn-tile spot the profile marks, if any
+        self.next_profile = (locate, colours, load_reference(str(path)), spot, str(path))
 
     def step(self, frame):
         if self.next_profile is not None:
@@ -51,8 +53,10 @@ class TrackerFeed(LiveFeed):
                 or self.sink.pending
             ):
                 return  # a turn is being read or asked about: later
-            locate, colours, model, path = self.next_profile
+            locate, colours, model, spot, path = self.next_profile
             self.next_profile = None
+            if spot is not None:
+                self.config.drawn_spot = spot
             try:
                 rectifier = locate(frame)
             except ValueError:

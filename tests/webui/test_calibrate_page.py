@@ -3,6 +3,7 @@ colour names, saving the profile atomically where serve keeps it, and clear 4xx 
 
 from __future__ import annotations
 
+import json
 import os
 
 import cv2
@@ -282,6 +283,13 @@ def test_the_live_tracker_uses_the_saved_profile(session, demo, tmp_path):
     assert {"red", "yellow", "green", "blue", "black"} <= set(feed.colours)
     origin = feed.tracker.rectifier.to_image([[0, 0]])[0]
     assert 0 < origin[0] < 1280 and 0 < origin[1] < 720
+    # a profile that marks a drawn-tile spot (meeplecam calibrate --drawn-spot): watched from
+    # the switch on
+    marked = json.loads(target.read_text()) | {"drawn_spot": [0, 8]}
+    target.write_text(json.dumps(marked))
+    feed.use_profile(target)
+    feed.step(demo[0])
+    assert feed.tracker.spot is not None and feed.tracker.spot.cell == (0, 8)
 
 
 def test_phone_taps_the_corners_on_the_picture(browser, session, demo):
