@@ -6,10 +6,10 @@ The spot is a grid cell (the start tile is cell ``(0, 0)``, as everywhere in the
 at set-up (``--drawn-spot X,Y``, or marked in the calibration profile). A tile put down by hand
 lies anyhow in it: the spot watches that cell and the eight around it, finds the tile there
 against the spot's empty look (a square of tile size that differs from the table), and cuts it
-out, turned square, for the scorer. Which
-way the tile lies does not matter: the player has not chosen yet, so every rotation of every type
-left in the bag is an option, and the best rotation speaks for its type. The tracker keeps these
-cells out of the board's diff while the spot lies off the board and its frontier.
+out, turned square, for the scorer. Which way the tile lies does not matter: the player has not
+chosen yet, so every rotation of every type left in the bag is an option, and the best rotation
+speaks for its type. The tracker keeps these cells out of the board's diff while the spot lies
+off the board and its frontier.
 """
 
 from __future__ import annotations

@@ -802,16 +802,20 @@ class Tracker:
             gain = table / np.maximum(self.spot.table, 1.0)
             crop = np.clip(crop * gain, 0, 255).astype(np.uint8)
         scores = self.scorer.score(self.scorer.prepare(crop), options, None, crop)
-        # the bag is a prior: a type with more copies left is likelier to have been drawn
-        prior = self.config.bag_prior
-        scores = [
-            s + prior * np.log(game.remaining[t.id])
-            for s, (t, _) in zip(scores, options, strict=True)
-        ]
-        ranked = ranked_types(scores, options)
+        ranked = ranked_types(self._with_bag_prior(scores, options), options)
         if ranked[0][0] != self.drawn:
             self.drawn = ranked[0][0]
             self._out.append(Drawn(self.drawn, ranked, crop))
+
+    def _with_bag_prior(self, scores, options) -> list[float]:
+        """``scores`` of (tile, rotation) ``options`` with the bag as a prior: of two readings
+        the image cannot tell apart, the tile with more copies left is likelier to have been
+        drawn (``bag_prior``)."""
+        remaining = self.game.remaining
+        return [
+            s + self.config.bag_prior * float(np.log(remaining[tile.id]))
+            for s, (tile, _) in zip(scores, options, strict=True)
+        ]
 
     def _table_colour(self) -> np.ndarray | None:
         """The table's colour beside the board (BGR median of the empty cells next to it on
@@ -1188,12 +1192,7 @@ class Tracker:
             repair = self._repair(board, spent_best[1], spent_best[0] - max(scores))
             if repair is not None:
                 return self._read_again(board, cell, *repair)
-        # the bag is a prior: of two readings the image cannot tell apart, the tile with more
-        # copies left is likelier to have been drawn
-        scores = [
-            s + cfg.bag_prior * float(np.log(game.remaining[tile.id]))
-            for s, (tile, _) in zip(scores, options, strict=True)
-        ]
+        scores = self._with_bag_prior(scores, options)
         order = sorted(range(len(options)), key=lambda i: -scores[i])
         ranked: list[tuple[Turn, float]] = []
         spot_doubt = False

@@ -168,8 +168,8 @@ class Scene:
 
     def drawn_spot(self) -> Cell | None:
         """A grid cell on the table where the players put each drawn tile before laying it:
-        its 3 x 3 cells lie on the table, off the score track, and at least two cells from
-        every tile the game lays (so never next to the board); the one nearest the middle of
+        its 3 x 3 cells lie on the table, off the score track, and its middle at least three
+        cells from every tile the game lays (so the spot never touches the board's frontier); the one nearest the middle of
         the table's south edge, where the players sit. None when the table has no room."""
         cells = list(self.game.board.tiles)
         xs, ys = [c[0] for c in cells], [c[1] for c in cells]
