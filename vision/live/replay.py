@@ -55,7 +55,7 @@ class ReplayResult:
     # each turn as the camera first read it, in ``turns`` order (0-based), and whether it was
     # asked about: what players would have seen before any correction, repair or review
     first_read: list[tuple[Turn, bool]] = field(default_factory=list)
-    # each tile read on the drawn-tile spot, with the number of turns played when it was
+    # each tile read on the drawn-tile spot, with the number of turns played when it was read
     drawn: list[tuple[int, str]] = field(default_factory=list)
 
     @property
