@@ -143,7 +143,7 @@ class VideoSource(FrameSource):
 class CameraConfig:
     # asked of the camera, which gives what it can: at 1280x720 a whole table puts a tile at
     # about 27 px, where pennants are a smudge; at 1920x1080 (about 40 px) the same 20 synthetic
-    # games read 82 % of turns right instead of 71 % (README, vision numbers)
+    # games read 82 % of turns right instead of 71 % (docs/numbers.md)
     width: int = 1920
     height: int = 1080
     fps: int = 30
