@@ -142,6 +142,13 @@ class TrackerConfig:
     # such a tile's copy read earlier is read again as another tile when that costs its cell
     # less than the spent tile gains here, by at least this (see Tracker._repair)
     repair_margin: float = 0.02
+    # a player with no follower left whose colour shows a figure on the new tile: the follower
+    # of theirs that their colour shows least is taken off its turn when it shows less than
+    # this share of the new figure and less than this evidence (Tracker._figure_evidence;
+    # the 10 copy games at 720p: a red roof and a cloister's roof taken for figures 17 and 25,
+    # figures standing 75 to 1090; see Tracker._repair_follower)
+    follower_repair_share: float = 0.25
+    follower_repair_evidence: float = 40.0
     # at the end of a recording, tiles read as each other's types take them back when each
     # looks more like its new type, by this much together (see Tracker.review). The 40 snowy
     # and scans games read over from the same live readings: 0.05 1653 / 1654 right, 0.04
@@ -1135,6 +1142,10 @@ class Tracker:
         follower, ignore = self.follower_on(crop)
         colour = game.players[game.current].colour
         free = game.supply[game.current] > 0  # a figure seen is laid only with one to lay
+        if follower is not None and not free and may_repair:
+            repair = self._repair_follower(board, crop, colour, follower)
+            if repair is not None:
+                return self._read_again(board, cell, *repair)
         foot = (
             None
             if follower is None or not free
@@ -1409,6 +1420,65 @@ class Tracker:
                 log.info("tracker: turn %d read again as %s", index + 1, turn.describe())
                 return Amend(index, turn, self._crop_picture(board, cell)), amended
         return None
+
+    def _repair_follower(
+        self, board: Board, crop: np.ndarray, colour: str, figure: np.ndarray
+    ) -> tuple[Amend, Game] | None:
+        """A clear figure of ``colour`` (``figure`` on the new tile's ``crop``) stands on the new
+        tile, but its player has no follower left to lay: an earlier turn probably laid one by
+        mistake (a red cloister roof read as a red monk, a shadow as a farmer), and every later
+        follower of that player would go unread. Of the player's followers the camera placed
+        that still stand, the one its colour now shows least (the figure's evidence there,
+        :meth:`_figure_evidence`) is taken off its turn when it shows less than
+        ``follower_repair_share`` of the new figure's and less than
+        ``follower_repair_evidence``: the amend, and the game with the follower back in the supply (the new tile is then read again there). Only when nobody
+        answers, as :meth:`_repair`."""
+        game = self.game
+        player = game.players.index(next(p for p in game.players if p.colour == colour))
+        here = self._figure_evidence(crop, colour, figure)
+        weakest = None
+        for follower in game.board.followers():
+            cell = follower.cell
+            if (
+                follower.player != player
+                or cell not in self.certainty
+                or cell in self.repaired
+                or not board.contains(cell)
+            ):
+                continue
+            theirs = self.scorer.prepare(board.cell(*cell))
+            mask, _ = self.scorer.follower_mask(theirs, colour)
+            shown = self._figure_evidence(theirs, colour, mask) if mask.any() else 0.0
+            log.debug("follower at %s shows %.1f", cell, shown)
+            if weakest is None or shown < weakest[0]:
+                weakest = (shown, cell)
+        cfg = self.config
+        if weakest is None or weakest[0] >= min(
+            cfg.follower_repair_share * here, cfg.follower_repair_evidence
+        ):
+            return None
+        cell = weakest[1]
+        index = self._turn_index(cell)
+        events = list(game.log)
+        events[index] = replace(events[index], meeple=None, meeple_colour=None)
+        try:
+            amended = game.replayed(events)
+        except IllegalTurn:
+            return None
+        log.info(
+            "tracker: turn %d read again without its follower (%.1f shown there, %.1f here)",
+            index + 1,
+            weakest[0],
+            here,
+        )
+        return Amend(index, events[index], self._crop_picture(board, cell)), amended
+
+    def _figure_evidence(self, crop: np.ndarray, colour: str, mask: np.ndarray) -> float:
+        """How clearly ``colour`` shows a figure on ``mask`` of a scorer crop: the log-likelihood
+        ratios over terrain added up over the blob (what a faint blob must reach to count,
+        ``follower_evidence``)."""
+        ratio = self.scorer.follower_ratio(crop, colour)
+        return float(np.clip(ratio[mask], 0, None).sum())
 
     def sync(self) -> None:
         """Take in what the consumer did with the last observations (a turn applied, an undo)

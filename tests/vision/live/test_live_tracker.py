@@ -13,7 +13,7 @@ from cameras import camera_view
 from meeplecam.engine import ROTATIONS, Discard, Game, IllegalTurn, Player, Turn, find_tileset
 from meeplecam.engine import hints as engine_hints
 from meeplecam.engine.tiles import NEIGHBOUR_OFFSETS
-from meeplecam.vision.live.observations import Commit, Question, Warning
+from meeplecam.vision.live.observations import Amend, Commit, Question, Warning
 from meeplecam.vision.live.rectify import Rectifier, Refit
 from meeplecam.vision.live.replay import compare, replay
 from meeplecam.vision.live.tracker import TRANSITIONS, State, Tracker, TrackerConfig
@@ -832,6 +832,40 @@ def test_a_follower_where_no_figure_shows_is_taken_off_at_the_end(drawn_game, dr
     index, phantom = next((k, t) for k in range(len(read)) if (t := _with_follower(game, read, k)))
     _camera_misread(tracker, {index: phantom})
     assert tracker.review() == read
+
+
+def test_a_phantom_follower_gives_its_figure_back_when_its_player_has_none_left(
+    drawn_game, drawn_frames
+):
+    """A follower read where no figure stands (a red roof taken for a monk) took its player's
+    last follower: when a figure of theirs then stands on a new tile, the phantom's turn is
+    read again without it, and the new tile with its figure (nobody at the table to ask)."""
+    truth = drawn_game.game.log
+    n = len(drawn_game.game.players)
+    index, phantom, first = next(
+        (k, turn, f)
+        for f, laid in enumerate(truth)
+        if laid.meeple
+        for k in range(f % n, f, n)  # the same player's turns before
+        if (turn := _with_follower(drawn_game.game, truth, k))
+    )
+    player = first % n
+    game = _fresh(drawn_game)
+    # earlier misreads left the player just enough followers for the turns up to the phantom
+    before = game.replayed([*truth[:index], phantom, *truth[index + 1 : first]])
+    game.supply[player] -= before.supply[player]
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
+    amends = []
+    for frame in drawn_frames:
+        for obs in tracker.feed(frame):
+            if isinstance(obs, Amend):
+                amends.append(obs.index)
+                game.replace(obs.index, obs.turn)
+                continue
+            turn = obs.turn if isinstance(obs, Commit) else obs.best
+            game.apply(phantom if len(game.log) == index else turn)
+    assert amends == [index]
+    assert game.log == truth
 
 
 def _with_follower(game, read: list, index: int) -> Turn | None:
