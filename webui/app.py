@@ -250,8 +250,10 @@ def create_app(config: Mapping[str, Any]) -> Flask:
             if tile is not None and (tile not in game.tileset or game.remaining.get(tile, 0) <= 0):
                 tile = None
             placements = hints.placements(game, tile) if tile else []
+            spot = game_session.spot_in_use
             view = {
-                "svg": render_board(game, tile),
+                "svg": render_board(game, tile, drawn_spot=spot),
+                "spot": spot,
                 "tile": tile,
                 "bag": hints.bag(game),
                 "tiles_left": game.tiles_left,
@@ -292,7 +294,7 @@ def create_app(config: Mapping[str, Any]) -> Flask:
         with game_session.lock:
             if tile is not None and tile not in game_session.game.tileset:
                 raise BadInput(f"unknown tile type {tile!r}")
-            svg = render_board(game_session.game, tile)
+            svg = render_board(game_session.game, tile, drawn_spot=game_session.spot_in_use)
         return Response(svg, mimetype="image/svg+xml")
 
     @app.get("/record.json")

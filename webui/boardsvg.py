@@ -47,10 +47,17 @@ def tile_svg(orientation, x: int, y: int, done: frozenset[int] = frozenset()) ->
     return out
 
 
-def render_board(game: Game, hint_tile: str | None = None, show_chances: bool = True) -> str:
+def render_board(
+    game: Game,
+    hint_tile: str | None = None,
+    show_chances: bool = True,
+    drawn_spot: tuple[int, int] | None = None,
+) -> str:
+    """The board; ``hint_tile``: where that tile fits; ``drawn_spot``: the cell beside the
+    board where the players put the tile just drawn for the camera to read."""
     board = game.board
     tiles = board.tiles
-    cells = set(tiles) | set(board.frontier)
+    cells = set(tiles) | set(board.frontier) | ({drawn_spot} if drawn_spot else set())
     xs = [c[0] for c in cells] or [0]
     ys = [c[1] for c in cells] or [0]
     min_x, max_x, min_y, max_y = min(xs), max(xs), min(ys), max(ys)
@@ -139,6 +146,17 @@ def render_board(game: Game, hint_tile: str | None = None, show_chances: bool = 
                 f'fill="#ffe082">{round(cell.chance * 100)}%</text>'
             )
         out.append("</g>")
+    if drawn_spot is not None:
+        x, y = drawn_spot
+        cx, cy = (x + 0.5) * T, (y + 0.5) * T
+        out.append(
+            f'<g class="drawn-spot" data-cell="{x},{y}"><rect x="{x * T + 4}" y="{y * T + 4}" '
+            f'width="{T - 8}" height="{T - 8}" rx="4" fill="#00000033" stroke="#ffeb3b" '
+            'stroke-width="4" stroke-dasharray="6 6"/>'
+            f'<text x="{cx}" y="{cy - 4}" text-anchor="middle" font-size="20" fill="#ffeb3b">'
+            f'drawn</text><text x="{cx}" y="{cy + 20}" text-anchor="middle" font-size="20" '
+            f'fill="#ffeb3b">tile here</text></g>'
+        )
     # followers and the Gingerbread Man
     for follower in board.followers():
         placed = tiles[follower.cell]

@@ -133,6 +133,7 @@ class GameSession:
         self.questions: dict[int, Question] = {}
         self.notices: deque[Notice] = deque(maxlen=30)
         self.drawn_tile: str | None = None
+        self.drawn_spot: tuple[int, int] | None = None  # where the camera reads the drawn tile
         self.read_over: ReadOver | None = None
         self.version = 0
         self.committed = clock()
@@ -176,6 +177,24 @@ class GameSession:
                 raise SessionError(f"unknown tile type {tile!r}")
             self.drawn_tile = tile
             self._changed(save=False)
+
+    def watch_spot(self, cell: tuple[int, int] | None) -> None:
+        """The cell beside the board where the camera reads the tile just drawn (None: no
+        spot), for the page to show the players where to put it."""
+        with self.lock:
+            if cell != self.drawn_spot:
+                self.drawn_spot = cell
+                self._changed(save=False)
+
+    @property
+    def spot_in_use(self) -> tuple[int, int] | None:
+        """The drawn-tile spot while the camera reads it: once the board grows into it, a
+        tile there is a turn (``vision.live.spot``), and the page no longer shows it."""
+        from meeplecam.vision.live.spot import DrawnTileSpot
+
+        with self.lock:
+            cell = self.drawn_spot
+            return cell if cell is not None and DrawnTileSpot(cell).free(self.game.board) else None
 
     def commit(self, event: Event, source: str = "camera") -> None:
         """A turn read for sure. Raises IllegalTurn (game unchanged) if the rules refuse it."""
@@ -411,6 +430,7 @@ class GameSession:
                 "turns": turns,
                 "tiles_left": game.tiles_left,
                 "drawn": self.drawn_tile,
+                "drawn_spot": list(spot) if (spot := self.spot_in_use) else None,
                 "questions": [
                     {
                         "id": q.id,

@@ -404,6 +404,19 @@ def test_board_svg_shows_tiles_followers_and_open_cells(host, session):
         assert page.count("Place it here") == len(hints.placements(session.game, tile)), tile
 
 
+def test_the_board_shows_where_to_put_the_drawn_tile_until_the_board_reaches_it(host, session):
+    """The camera reads the drawn tile on a spot beside the board (serve --drawn-spot 0,3):
+    the board shows the spot, and says so, until a tile may be laid next to it."""
+    session.watch_spot((0, 3))
+    assert session.state()["drawn_spot"] == [0, 3]
+    assert 'class="drawn-spot" data-cell="0,3"' in host.get("/board.svg").data.decode()
+    assert "put the tile you draw there" in host.get("/board").data.decode()
+    session.commit(Turn("B", 0, 1, 0))  # a cloister south of the start tile: (0, 2) is open
+    assert session.state()["drawn_spot"] is None
+    assert "drawn-spot" not in host.get("/board.svg").data.decode()
+    assert "put the tile you draw there" not in host.get("/board").data.decode()
+
+
 def test_demo_feed_asks_with_two_or_three_ranked_legal_options(session):
     from meeplecam.engine import Game, IllegalTurn
     from meeplecam.webui.feed import DemoFeed, DemoState

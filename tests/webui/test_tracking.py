@@ -198,3 +198,17 @@ def test_the_tile_read_on_the_drawn_tile_spot_is_the_one_the_page_hints_for(tmp_
     assert session.drawn_tile == "V"
     feed._push(Drawn(None))  # the player picked it up
     assert session.drawn_tile is None
+
+
+def test_the_live_feed_tells_the_page_where_the_drawn_tile_spot_is(tmp_path):
+    from meeplecam.engine import Player, find_tileset
+    from meeplecam.vision.live.feed import LiveFeed
+    from meeplecam.vision.live.rectify import Rectifier
+    from meeplecam.vision.live.tracker import TrackerConfig
+
+    game = Game.start(find_tileset("winter"), [Player("Ann", "red"), Player("Bo", "yellow")])
+    session = GameSession(game, tmp_path / "game.json")
+    config = TrackerConfig(drawn_spot=(0, 8))
+    feed = LiveFeed(session, None, Rectifier(np.eye(3)), config, settle_s=None)
+    feed.step(np.zeros((540, 960, 3), np.uint8))
+    assert session.state()["drawn_spot"] == [0, 8]

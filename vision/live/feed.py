@@ -2,8 +2,8 @@
 
 :class:`LiveFeed` has the shape ``webui.feed.TurnSource`` expects (``name``, ``start()``,
 ``stop()``, ``frame()``) and pushes into a sink with ``commit(event)``, ``ask(options, crop,
-text)``, ``warn(text, image)``, ``correct(index, turn)`` and ``drawn(tile)``
-(``webui.session.GameSession``). Capture stays separate from
+text)``, ``warn(text, image)``, ``correct(index, turn)`` and ``drawn(tile)``, and tells it the drawn-tile spot
+(``watch_spot(cell)``, when it has one; ``webui.session.GameSession``). Capture stays separate from
 analysis: the source's own thread only captures; this feed's thread analyses the newest frame.
 
 At camera rate the table counts as settled after ``settle_s`` seconds of stillness
@@ -145,6 +145,9 @@ class LiveFeed:
                 self.tracker = self._new_tracker(game)
             observations = self.tracker.feed(frame)
             self.frames += 1
+            watch_spot = getattr(self.sink, "watch_spot", None)
+            if watch_spot is not None:
+                watch_spot(self.config.drawn_spot)  # the page shows the players where it is
         for obs in observations:
             self._push(obs)
         self._read_over_if_ended()

@@ -44,10 +44,11 @@ class DrawnTileSpot:
         x, y = self.cell
         return {(x + dx, y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
 
-    def free(self, taken) -> bool:
-        """Whether the spot lies apart from ``taken`` (the board's tiles and the cells next to
-        them): once the board grows into it, a tile there is a turn, not the drawn tile."""
-        return not (self.cells & set(taken))
+    def free(self, board) -> bool:
+        """Whether the spot lies apart from an engine ``board``'s tiles and the cells a tile
+        may be laid on: once the board grows into it, a tile there is a turn, not the drawn
+        tile (the camera stops reading the spot, and the page stops showing it)."""
+        return not (self.cells & (board.tiles.keys() | board.frontier.keys()))
 
     def look(self, region: Board) -> np.ndarray | None:
         """The tile lying on the spot in ``region`` (the spot's window, cut from a settled

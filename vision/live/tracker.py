@@ -769,8 +769,7 @@ class Tracker:
         """The cells of the drawn-tile spot while it lies apart from the board and the cells a
         tile may be laid on (a tile there is the drawn one, no turn); else none."""
         spot = self.spot
-        board = self.game.board
-        if spot is None or not spot.free(board.tiles.keys() | board.frontier.keys()):
+        if spot is None or not spot.free(self.game.board):
             return set()
         return spot.cells
 

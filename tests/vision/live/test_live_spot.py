@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
+from meeplecam.engine import Game, Player, Turn, find_tileset
 from meeplecam.vision.live.rectify import Board
 from meeplecam.vision.live.spot import DrawnTileSpot, parse_spot
 
@@ -86,9 +87,13 @@ def test_an_empty_spot_and_a_hand_are_no_tile():
 
 
 def test_the_spot_is_off_once_the_board_reaches_it():
-    spot = DrawnTileSpot((5, 0))
-    assert spot.free({(0, 0), (1, 0), (2, 0), (3, 0)})
-    assert not spot.free({(0, 0), (1, 0), (2, 0), (3, 0), (4, 0)})
+    """Three cells from the board the spot is free; once a tile may be laid next to it, a
+    tile there is a turn."""
+    game = Game.start(find_tileset("base"), [Player("Ann", "red"), Player("Bo", "yellow")])
+    spot = DrawnTileSpot((0, 3))  # the start tile at (0, 0): (0, 1) may take a tile
+    assert spot.free(game.board)
+    game.apply(Turn("B", 0, 1, 0))  # a cloister south of it: (0, 2) may take the next
+    assert not spot.free(game.board)
 
 
 @pytest.mark.parametrize("text, cell", [("-3,7", (-3, 7)), (" 2, -1", (2, -1))])
