@@ -1141,10 +1141,24 @@ class Tracker:
         follower, ignore = self.follower_on(crop)
         colour = game.players[game.current].colour
         free = game.supply[game.current] > 0  # a figure seen is laid only with one to lay
-        if follower is not None and not free and may_repair:
-            repair = self._repair_follower(board, crop, colour, follower)
-            if repair is not None:
-                return self._read_again(board, cell, *repair)
+        if follower is not None and not free:
+            weakest = self._weakest_follower(board, colour)
+            if may_repair:
+                repair = self._repair_follower(board, crop, colour, follower, weakest)
+                if repair is not None:
+                    return self._read_again(board, cell, *repair)
+            # read without it (the rules allow no other): say which follower to look at
+            check = "check the earlier turns"
+            if weakest is not None:
+                index = self._turn_index(weakest[1])
+                check = f"is the {colour} follower at {weakest[1]} (turn {index + 1}) there?"
+            self._out.append(
+                Warning(
+                    f"a {colour} figure stands on the tile at {cell}, but {colour} has no "
+                    f"follower left: {check}",
+                    picture,
+                )
+            )
         foot = (
             None
             if follower is None or not free
@@ -1421,43 +1435,25 @@ class Tracker:
         return None
 
     def _repair_follower(
-        self, board: Board, crop: np.ndarray, colour: str, figure: np.ndarray
+        self, board: Board, crop: np.ndarray, colour: str, figure: np.ndarray, weakest
     ) -> tuple[Amend, Game] | None:
         """A clear figure of ``colour`` (``figure`` on the new tile's ``crop``) stands on the new
         tile, but its player has no follower left to lay: an earlier turn probably laid one by
         mistake (a red cloister roof read as a red monk, a shadow as a farmer), and every later
-        follower of that player would go unread. Of the player's followers the camera placed
-        that still stand, the one its colour now shows least (the figure's evidence there,
-        :meth:`_figure_evidence`) is taken off its turn when it shows less than
-        ``follower_repair_share`` of the new figure's and less than
-        ``follower_repair_evidence``: the amend, and the game with the follower back in the supply (the new tile is then read again there). Only when nobody
-        answers, as :meth:`_repair`."""
-        game = self.game
-        player = game.players.index(next(p for p in game.players if p.colour == colour))
-        here = self._figure_evidence(crop, colour, figure)
-        weakest = None
-        for follower in game.board.followers():
-            cell = follower.cell
-            if (
-                follower.player != player
-                or cell not in self.certainty
-                or cell in self.repaired
-                or not board.contains(cell)
-            ):
-                continue
-            theirs = self.scorer.prepare(board.cell(*cell))
-            mask, _ = self.scorer.follower_mask(theirs, colour)
-            shown = self._figure_evidence(theirs, colour, mask) if mask.any() else 0.0
-            log.debug("follower at %s shows %.1f", cell, shown)
-            if weakest is None or shown < weakest[0]:
-                weakest = (shown, cell)
+        follower of that player would go unread. The player's follower that their colour shows
+        least (``weakest``, :meth:`_weakest_follower`) is taken off its turn when it shows less
+        than ``follower_repair_share`` of the new figure's evidence and less than
+        ``follower_repair_evidence``: the amend, and the game with the follower back in the
+        supply (the new tile is then read again there). Only when nobody answers, as
+        :meth:`_repair`."""
         cfg = self.config
+        here = self._figure_evidence(crop, colour, figure)
         if weakest is None or weakest[0] >= min(
             cfg.follower_repair_share * here, cfg.follower_repair_evidence
         ):
             return None
-        cell = weakest[1]
-        index = self._turn_index(cell)
+        game = self.game
+        index = self._turn_index(weakest[1])
         events = list(game.log)
         events[index] = replace(events[index], meeple=None, meeple_colour=None)
         try:
@@ -1470,7 +1466,30 @@ class Tracker:
             weakest[0],
             here,
         )
-        return Amend(index, events[index], self._crop_picture(board, cell)), amended
+        return Amend(index, events[index], self._crop_picture(board, weakest[1])), amended
+
+    def _weakest_follower(self, board: Board, colour: str) -> tuple[float, tuple] | None:
+        """Of the followers of ``colour``'s player that the camera placed and that still
+        stand, the one their colour shows least on the settled view ``board``, and how much
+        (:meth:`_figure_evidence`, 0 where none shows); None without one."""
+        game = self.game
+        player = next(i for i, p in enumerate(game.players) if p.colour == colour)
+        weakest = None
+        for follower in game.board.followers():
+            cell = follower.cell
+            if (
+                follower.player != player
+                or cell not in self.certainty
+                or cell in self.repaired
+                or not board.contains(cell)
+            ):
+                continue
+            crop = self.scorer.prepare(board.cell(*cell))
+            mask, _ = self.scorer.follower_mask(crop, colour)
+            shown = self._figure_evidence(crop, colour, mask) if mask.any() else 0.0
+            if weakest is None or shown < weakest[0]:
+                weakest = (shown, cell)
+        return weakest
 
     def _figure_evidence(self, crop: np.ndarray, colour: str, mask: np.ndarray) -> float:
         """How clearly ``colour`` shows a figure on ``mask`` of a scorer crop: the log-likelihood

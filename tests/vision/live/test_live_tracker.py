@@ -812,12 +812,18 @@ def test_a_figure_laid_when_the_game_had_no_follower_left_is_given_back_at_the_e
     game = _fresh(drawn_game)
     tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
     game.supply[:] = [0] * len(game.players)  # as the misreads left it
+    warnings = []
     for frame in drawn_frames:
         for obs in tracker.feed(frame):
+            if isinstance(obs, Warning):
+                warnings.append(obs.text)
+                continue
             game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
     truth = drawn_game.game.log
     assert [replace(t, meeple=None) for t in truth] == game.log
     laid = {t.cell for t in truth if t.meeple is not None}
+    # each said so as it was read, to be corrected on the page
+    assert sum("has no follower left" in w for w in warnings) == len(laid)
     assert len(laid) >= 3
     assert laid <= set(tracker.figures_read)
     assert tracker.review() == truth
@@ -834,12 +840,10 @@ def test_a_follower_where_no_figure_shows_is_taken_off_at_the_end(drawn_game, dr
     assert tracker.review() == read
 
 
-def test_a_phantom_follower_gives_its_figure_back_when_its_player_has_none_left(
-    drawn_game, drawn_frames
-):
-    """A follower read where no figure stands (a red roof taken for a monk) took its player's
-    last follower: when a figure of theirs then stands on a new tile, the phantom's turn is
-    read again without it, and the new tile with its figure (nobody at the table to ask)."""
+def _with_a_phantom(drawn_game) -> tuple[Game, int, Turn]:
+    """A fresh game of ``drawn_game`` whose first figure laid by a player that laid none
+    before will find them with none left, once an earlier turn of theirs (``index``) is
+    read with a follower where none stands (``phantom``), as earlier misreads left it."""
     truth = drawn_game.game.log
     n = len(drawn_game.game.players)
     index, phantom, first = next(
@@ -849,23 +853,57 @@ def test_a_phantom_follower_gives_its_figure_back_when_its_player_has_none_left(
         for k in range(f % n, f, n)  # the same player's turns before
         if (turn := _with_follower(drawn_game.game, truth, k))
     )
-    player = first % n
     game = _fresh(drawn_game)
-    # earlier misreads left the player just enough followers for the turns up to the phantom
     before = game.replayed([*truth[:index], phantom, *truth[index + 1 : first]])
-    game.supply[player] -= before.supply[player]
-    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
-    amends = []
+    game.supply[first % n] -= before.supply[first % n]
+    return game, index, phantom
+
+
+def _play_with_phantom(drawn_game, drawn_frames, people_answer: bool):
+    """The drawn game read with its phantom follower (see :func:`_with_a_phantom`): the game,
+    the phantom's index, the amends and the warnings."""
+    game, index, phantom = _with_a_phantom(drawn_game)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=people_answer)
+    amends, warnings = [], []
     for frame in drawn_frames:
         for obs in tracker.feed(frame):
             if isinstance(obs, Amend):
                 amends.append(obs.index)
                 game.replace(obs.index, obs.turn)
-                continue
-            turn = obs.turn if isinstance(obs, Commit) else obs.best
-            game.apply(phantom if len(game.log) == index else turn)
+            elif isinstance(obs, Warning):
+                warnings.append(obs.text)
+            else:
+                turn = obs.turn if isinstance(obs, Commit) else obs.best
+                game.apply(phantom if len(game.log) == index else turn)
+    return game, index, amends, warnings
+
+
+def test_a_phantom_follower_gives_its_figure_back_when_its_player_has_none_left(
+    drawn_game, drawn_frames
+):
+    """A follower read where no figure stands (a red roof taken for a monk) took its player's
+    last follower: when a figure of theirs then stands on a new tile, the phantom's turn is
+    read again without it, and the new tile with its figure (nobody at the table to ask)."""
+    game, index, amends, warnings = _play_with_phantom(drawn_game, drawn_frames, False)
     assert amends == [index]
-    assert game.log == truth
+    assert game.log == drawn_game.game.log
+    assert warnings == []
+
+
+def test_the_players_are_told_which_follower_to_check_when_one_has_none_left(
+    drawn_game, drawn_frames
+):
+    """At the live table the players correct turns themselves: the tile is read without the
+    figure the rules leave no follower for, and a warning names the follower its colour
+    shows least, the phantom."""
+    game, index, amends, warnings = _play_with_phantom(drawn_game, drawn_frames, True)
+    phantom = game.log[index]
+    assert amends == []
+    assert any(
+        f"no follower left: is the {game.players[index % len(game.players)].colour} follower "
+        f"at {phantom.cell} (turn {index + 1}) there?" in text
+        for text in warnings
+    ), warnings
 
 
 def _with_follower(game, read: list, index: int) -> Turn | None:
