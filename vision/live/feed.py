@@ -2,9 +2,10 @@
 
 :class:`LiveFeed` has the shape ``webui.feed.TurnSource`` expects (``name``, ``start()``,
 ``stop()``, ``frame()``) and pushes into a sink with ``commit(event)``, ``ask(options, crop,
-text)``, ``warn(text, image)``, ``correct(index, turn)`` and ``drawn(tile)``, and tells it the drawn-tile spot
-(``watch_spot(cell)``, when it has one; ``webui.session.GameSession``). Capture stays separate from
-analysis: the source's own thread only captures; this feed's thread analyses the newest frame.
+text)``, ``warn(text, image)``, ``correct(index, turn)`` and ``drawn(tile)``, and tells it
+where the drawn-tile spot is (``watch_spot(cell)``, when it has one; ``webui.session.
+GameSession``). Capture stays separate from analysis: the source's own thread only captures;
+this feed's thread analyses the newest frame.
 
 At camera rate the table counts as settled after ``settle_s`` seconds of stillness
 (``motion.SETTLE_S``, 0.8 s: a hand may hold a tile still above the board for a moment; replay
