@@ -27,7 +27,7 @@ from meeplecam.vision.solve import Option, solve_board
 from .appearance import CITY, PENNANT, TerrainScorer, trimmed_map
 from .rectify import Board
 from .tracker import _neighbours
-from .twins import has_pennant, pennant_pair, shield_margin, shield_view
+from .twins import has_pennant, laid_layout, pennant_pair, shield_margin, shield_view
 
 log = logging.getLogger(__name__)
 
@@ -196,6 +196,19 @@ class Review:
             events = trial[0]
         return events
 
+    def _margin(self, readings) -> float:
+        """What reading tiles again must gain in all, ``readings`` being each tile's (type,
+        rotation) before and after: ``review_margin`` when each keeps its layout and changes
+        only its shield (pennant twins: a few pixels' word, which the shields read side by side
+        weigh on their own, :meth:`_shields_again`), ``review_margin_drawn`` when a road or a city
+        side changes too (many pixels say so)."""
+        tileset = self.game.tileset
+        shields_only = all(
+            laid_layout(tileset[a], ra) == laid_layout(tileset[b], rb)
+            for (a, ra), (b, rb) in readings
+        )
+        return self.config.review_margin if shields_only else self.config.review_margin_drawn
+
     def _solved(self, events: list, read: dict, looks: dict, board: Board) -> list:
         """``events`` with the read cells' types and rotations solved all together
         (:func:`vision.solve.solve_board`): the board that looks most like the table of those
@@ -262,7 +275,8 @@ class Review:
             if group & done:
                 continue
             fills = any(c not in now for c in group)
-            if not fills and gained(group) < self.config.review_margin:
+            margin = self._margin([(now[c], changed[c]) for c in group if c in now])
+            if not fills and gained(group) < margin:
                 continue
             trial = self._read_as(events, read, {c: changed[c] for c in group}, board)
             if trial is not None:
@@ -606,7 +620,12 @@ class Review:
                 return None
             total += gain
         fills = any(isinstance(events[read[cell]], _Gap) for cell, _ in exchange)
-        if not fills and total < self.config.review_margin:
+        readings = [
+            ((turn.tile, turn.rotation), (tile_id, rotation[cell]))
+            for cell, tile_id in exchange
+            if isinstance(turn := events[read[cell]], Turn)
+        ]
+        if not fills and total < self._margin(readings):
             return None  # a gap is filled with the likeliest tile the rules allow, at any gain
         trial = self._read_as(events, read, {c: (t, rotation[c]) for c, t in exchange}, board)
         if trial is None:

@@ -156,6 +156,12 @@ class TrackerConfig:
     # a U and a WI6 with figures on their roads, each exchange gaining 0.03 to 0.05); the copy
     # 708 at each
     review_margin: float = 0.03
+    # ... when they change more than a shield (a road, a city side): the 40 snowy and scans
+    # games and the 10 copy games at 1080p and 720p read over from the same readings (stop 40):
+    # 0.01 1658 / 1654 / 708 / 692 right, as review_margin for these too 1655 / 1654 / 708 / 692
+    # (a ring of Q, R and S in 07019 gaining 0.014); a swap of pennant twins O and P at 720p
+    # gains 0.020, wrong
+    review_margin_drawn: float = 0.01
     # the board solved all together (Review._solved), in this many seconds at most; a tile
     # read again there that looks less like its new type than like its reading loses that
     # difference this many times more (the 40 snowy and scans games read over from the same

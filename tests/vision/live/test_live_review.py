@@ -355,3 +355,17 @@ def test_with_the_art_s_model_the_twins_stay_as_the_live_reading_had_them():
     read = {log[k].cell: k for k in twins}
     looks = {cell: Looks({}, None) for cell in read}
     assert review._shields_again(misread, read, looks, table) == misread
+
+
+def test_a_swap_of_pennant_twins_must_gain_more_than_one_that_moves_a_road():
+    """Tiles read as each other's types take them back when they look more like them by a
+    margin in all: larger for pennant twins swapping shields (a few pixels say so, and the
+    shields are read side by side on their own) than for a ring that also moves a road or a
+    city side (Q read R, S read Q, R read S)."""
+    game = random_game(find_tileset("winter"), 2, seed=0, follower_chance=0.3)
+    review = Review(_Tracker(_Table({})), game)
+    config = review.config
+    assert config.review_margin > config.review_margin_drawn
+    assert review._margin([(("O", 90), ("P", 90)), (("P", 0), ("O", 0))]) == config.review_margin
+    ring = [(("R", 180), ("Q", 180)), (("Q", 270), ("S", 270)), (("S", 270), ("R", 270))]
+    assert review._margin(ring) == config.review_margin_drawn
