@@ -638,7 +638,8 @@ class Review:
     def _legal(self, trial: list, read: dict, moving: set, board: Board) -> list | None:
         """``trial`` if the game replays it legally; else, if that makes it legal, ``trial``
         without the doubtful followers (standing where their colour covers less than
-        ``review_figure_area`` of the tile, the least first, two at most): a red cloister roof
+        ``review_figure_area`` of the tile, or shows no clear core, :meth:`_figure_clear`; the
+        least first, two at most): a red cloister roof
         read as a monk keeps a figure in play that the exchange needs (its player would run
         out of followers); else None."""
         try:
@@ -654,7 +655,10 @@ class Review:
             and event.cell in read
             and event.cell not in moving
             and (share := self._figure_share(trial, index, board)) > 0
-            and share < self.config.review_figure_area
+            and (
+                share < self.config.review_figure_area
+                or not self._figure_clear(trial, index, board)
+            )
         )
         for count in range(1, min(2, len(doubtful)) + 1):
             freed = list(trial)
@@ -678,6 +682,16 @@ class Review:
         covers on the last view."""
         colour = self.game.players[self._player_at(events, index)].colour
         return float(self._figure(events[index].cell, colour, board)[1].mean())
+
+    def _figure_clear(self, events: list, index: int, board: Board) -> bool:
+        """Whether the colour of the player of turn ``index`` shows a figure with a clear core
+        on its tile on the last view (a pixel it explains by ``follower_ratio``): a red roof's
+        blob may cover as much of a tile as a figure, but it is only a little redder than a
+        city anywhere."""
+        colour = self.game.players[self._player_at(events, index)].colour
+        crop, mask = self._figure(events[index].cell, colour, board)
+        ratio = self.scorer.follower_ratio(crop, colour)[mask]
+        return bool(ratio.size) and float(ratio.max()) >= self.scorer.config.follower_ratio
 
     def _figure(self, cell, colour: str, board: Board) -> tuple[np.ndarray, np.ndarray]:
         """The scorer crop of ``cell`` on the last view and where ``colour`` shows a figure on

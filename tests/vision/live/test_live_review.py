@@ -19,10 +19,18 @@ CLEAR, ROOF = 0.12, 0.03  # of a tile's crop: a figure standing on it, a red roo
 
 class _Table:
     """The last view, as far as the review's follower check looks at it: how much of each
-    cell a colour covers (a figure everywhere a follower stands, unless given)."""
+    cell a colour covers (a figure everywhere a follower stands, unless given) and how clearly
+    at its clearest (``ratios``: the colour's log-likelihood ratio over the terrain; a figure
+    clearly, unless given)."""
 
-    def __init__(self, shares: dict):
+    config = ScorerConfig()
+
+    def __init__(self, shares: dict, ratios: dict | None = None):
         self.shares = shares
+        self.ratios = ratios or {}
+
+    def follower_ratio(self, cell, colour):
+        return np.full(100, self.ratios.get(cell, 5.0))
 
     def cell(self, x: int, y: int):
         return (x, y)
@@ -82,6 +90,18 @@ def test_a_follower_the_table_barely_shows_gives_way_when_the_game_needs_its_fig
     assert legal is not None
     assert legal[roof].meeple is None and legal[again].meeple is not None
     assert [k for k, (a, b) in enumerate(zip(trial, legal, strict=True)) if a != b] == [roof]
+
+
+def test_a_red_roof_as_large_as_a_figure_but_nowhere_clearly_red_gives_way_too():
+    """A red city's roofs read as a knight: the blob covers as much of the tile as a figure,
+    but no pixel of it is clearly the figures' red rather than a roof's. It is taken off when
+    the game needs the follower elsewhere."""
+    game, trial, again, roof = _red_one_follower_short()
+    read = {event.cell: index for index, event in enumerate(trial) if isinstance(event, Turn)}
+    table = _Table({}, ratios={trial[roof].cell: 0.5})
+    legal = Review(_Tracker(table), game)._legal(trial, read, {trial[again].cell}, table)
+    assert legal is not None
+    assert legal[roof].meeple is None and legal[again].meeple is not None
 
 
 def test_a_follower_the_table_clearly_shows_stays_and_the_change_is_refused():
