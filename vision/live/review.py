@@ -638,10 +638,9 @@ class Review:
     def _legal(self, trial: list, read: dict, moving: set, board: Board) -> list | None:
         """``trial`` if the game replays it legally; else, if that makes it legal, ``trial``
         without the doubtful followers (standing where their colour covers less than
-        ``review_figure_area`` of the tile, or shows no clear core, :meth:`_figure_clear`; the
-        least first, two at most): a red cloister roof
-        read as a monk keeps a figure in play that the exchange needs (its player would run
-        out of followers); else None."""
+        ``review_figure_area`` of the tile or shows no clear core, :meth:`_figure_clear`; the
+        least first, two at most): a red cloister roof read as a monk keeps a figure in play
+        that the exchange needs (its player would run out of followers); else None."""
         try:
             self.game.replayed(_played(trial))
             return trial
