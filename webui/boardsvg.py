@@ -54,10 +54,11 @@ def render_board(
     drawn_spot: tuple[int, int] | None = None,
 ) -> str:
     """The board; ``hint_tile``: where that tile fits; ``drawn_spot``: the cell beside the
-    board where the players put the tile just drawn for the camera to read."""
+    board where the players put the tile just drawn for the camera to read (drawn, but left
+    out of the home view: a spot far from the board would shrink it on a phone)."""
     board = game.board
     tiles = board.tiles
-    cells = set(tiles) | set(board.frontier) | ({drawn_spot} if drawn_spot else set())
+    cells = set(tiles) | set(board.frontier)
     xs = [c[0] for c in cells] or [0]
     ys = [c[1] for c in cells] or [0]
     min_x, max_x, min_y, max_y = min(xs), max(xs), min(ys), max(ys)
