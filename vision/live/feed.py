@@ -70,6 +70,7 @@ class LiveFeed:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.frames = 0
+        self._spot_told: tuple[int, int] | None = None  # the drawn-tile spot the sink knows
         self._trimmed_at = time.monotonic()
         # the game log last read over and the log it was read over as (taken, it needs no
         # second reading)
@@ -146,9 +147,10 @@ class LiveFeed:
                 self.tracker = self._new_tracker(game)
             observations = self.tracker.feed(frame)
             self.frames += 1
-            watch_spot = getattr(self.sink, "watch_spot", None)
-            if watch_spot is not None:
-                watch_spot(self.config.drawn_spot)  # the page shows the players where it is
+            spot = self.config.drawn_spot  # a profile switched to or the demo's next game
+            if spot != self._spot_told and hasattr(self.sink, "watch_spot"):
+                self.sink.watch_spot(spot)  # the page shows the players where it is
+                self._spot_told = spot
         for obs in observations:
             self._push(obs)
         self._read_over_if_ended()

@@ -1148,7 +1148,7 @@ class Tracker:
         colour = game.players[game.current].colour
         free = game.supply[game.current] > 0  # a figure seen is laid only with one to lay
         if follower is not None and not free:
-            weakest = self._weakest_follower(board, colour)
+            weakest = self._weakest_follower(board, game.current)
             if may_repair:
                 repair = self._repair_follower(board, crop, colour, follower, weakest)
                 if repair is not None:
@@ -1474,12 +1474,12 @@ class Tracker:
         )
         return Amend(index, events[index], self._crop_picture(board, weakest[1])), amended
 
-    def _weakest_follower(self, board: Board, colour: str) -> tuple[float, tuple] | None:
-        """Of the followers of ``colour``'s player that the camera placed and that still
-        stand, the one their colour shows least on the settled view ``board``, and how much
+    def _weakest_follower(self, board: Board, player: int) -> tuple[float, tuple] | None:
+        """Of the followers of ``player`` that the camera placed and that still stand, the one
+        their colour shows least on the settled view ``board``, and how much
         (:meth:`_figure_evidence`, 0 where none shows); None without one."""
         game = self.game
-        player = next(i for i, p in enumerate(game.players) if p.colour == colour)
+        colour = game.players[player].colour
         weakest = None
         for follower in game.board.followers():
             cell = follower.cell
