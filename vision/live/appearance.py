@@ -1019,6 +1019,14 @@ class TerrainScorer:
             other = np.maximum(other, self.follower_log(rival)[bins])
         return self.follower_log(colour)[bins] - other
 
+    def figure_clear(self, crop: np.ndarray, colour: str, mask: np.ndarray) -> bool:
+        """Whether ``colour`` shows a figure with a clear core on ``mask`` of a prepared crop
+        (a pixel it explains by ``follower_ratio``). A faint blob counts as a figure in shade
+        only where a figure may be: a red roof's or a village's blob may cover as much of a
+        tile as a figure, but it is only a little more the colour than terrain anywhere."""
+        ratio = self.follower_ratio(crop, colour)[mask]
+        return bool(ratio.size) and float(ratio.max()) >= self.config.follower_ratio
+
     def figure_core(self, crop: np.ndarray, colour: str, mask: np.ndarray) -> np.ndarray:
         """The pixels of a follower's blob (``mask`` on a prepared crop) that ``colour``
         explains nearly as clearly as the blob's clearest (``figure_core``): where the figure

@@ -689,8 +689,7 @@ class Review:
         city anywhere."""
         colour = self.game.players[self._player_at(events, index)].colour
         crop, mask = self._figure(events[index].cell, colour, board)
-        ratio = self.scorer.follower_ratio(crop, colour)[mask]
-        return bool(ratio.size) and float(ratio.max()) >= self.scorer.config.follower_ratio
+        return self.scorer.figure_clear(crop, colour, mask)
 
     def _figure(self, cell, colour: str, board: Board) -> tuple[np.ndarray, np.ndarray]:
         """The scorer crop of ``cell`` on the last view and where ``colour`` shows a figure on

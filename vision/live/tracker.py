@@ -1147,6 +1147,15 @@ class Tracker:
         follower, ignore = self.follower_on(crop)
         colour = game.players[game.current].colour
         free = game.supply[game.current] > 0  # a figure seen is laid only with one to lay
+        if (
+            follower is not None
+            and not free
+            and not self.scorer.figure_clear(crop, colour, follower)
+        ):
+            # with none left to lay, a faint blob (a village, a shaded roof) is taken for the
+            # art: the rules make a figure unlikely, so only a clear one says an earlier turn
+            # is wrong (its pixels are still left out of the tile terms, as any blob's)
+            follower = None
         if follower is not None and not free:
             weakest = self._weakest_follower(board, game.current)
             if may_repair:

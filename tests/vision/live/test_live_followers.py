@@ -101,6 +101,20 @@ def test_a_dull_figure_in_shade_counts_by_its_evidence_in_all():
     assert not scorer.follower_mask(speck, "yellow")[0].any()
 
 
+def test_only_a_figure_with_a_clear_core_is_clear():
+    """The dull olive blob counts as a figure in shade, but no pixel of it is clearly yellow:
+    where the rules leave the player no follower to lay, it is taken for the art (a village, a
+    shaded roof). A lit yellow figure is clear."""
+    scorer = _learned_scorer()
+    olive = _snow_with_figure((60, 130, 150), (60, 130, 150))
+    mask, _ = scorer.follower_mask(olive, "yellow")
+    assert mask.any() and not scorer.figure_clear(olive, "yellow", mask)
+    yellow = tuple(int(c) for c in DEFAULT_COLOURS["yellow"])
+    lit = _snow_with_figure(yellow, yellow)
+    mask, _ = scorer.follower_mask(lit, "yellow")
+    assert scorer.figure_clear(lit, "yellow", mask)
+
+
 def test_a_figure_the_players_pointed_out_teaches_its_colour_under_this_light():
     """An olive figure under a dim lamp: yellow explains it better than the snow, but not as
     clearly as a figure must be explained to be found. Once the players say it is there, its

@@ -43,6 +43,8 @@ class _Table:
         mask[: round(100 * self.shares.get(cell, CLEAR))] = True
         return mask, None
 
+    figure_clear = TerrainScorer.figure_clear  # the scorer's own test, on these ratios
+
 
 class _Tracker:
     def __init__(self, table: _Table):

@@ -829,6 +829,28 @@ def test_a_figure_laid_when_the_game_had_no_follower_left_is_given_back_at_the_e
     assert tracker.review() == truth
 
 
+def test_a_blob_with_no_clear_core_is_the_art_when_the_player_has_no_follower_left(
+    drawn_game, drawn_frames, monkeypatch
+):
+    """Nobody has a follower left, and what the colour shows on each new tile is faint (a
+    village, a shaded roof: no clear core): the rules make a figure unlikely, so the tiles are
+    read without one and nobody is warned about a follower that was never there."""
+    game = _fresh(drawn_game)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=True)
+    monkeypatch.setattr(tracker.scorer, "figure_clear", lambda crop, colour, mask: False)
+    game.supply[:] = [0] * len(game.players)
+    warnings = []
+    for frame in drawn_frames:
+        for obs in tracker.feed(frame):
+            if isinstance(obs, Warning):
+                warnings.append(obs.text)
+                continue
+            game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
+    assert [replace(t, meeple=None) for t in drawn_game.game.log] == game.log
+    assert warnings == []
+    assert not tracker.figures_read  # no figure remembered for the review either
+
+
 def test_a_follower_where_no_figure_shows_is_taken_off_at_the_end(drawn_game, drawn_frames):
     """A follower read where none was laid (a red roof taken for a monk): at the end of the
     recording no figure of its colour shows on the tile, so the turn is read without it."""
