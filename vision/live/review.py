@@ -125,11 +125,17 @@ class Review:
         game = self.game
         if board is None:
             return list(game.log)
-        # the log with a gap where each tile never read was laid
+        # the log with a gap where each tile never read was laid, those laid between the same
+        # two turns in the order they were laid (one beside the other)
         missed = sorted(
-            (at, cell)
-            for cell, at in self.tracker.unread.items()
-            if cell not in game.board.tiles and board.contains(cell) and self.tracker._visible(cell)
+            (
+                (at, cell)
+                for cell, at in self.tracker.unread.items()
+                if cell not in game.board.tiles
+                and board.contains(cell)
+                and self.tracker._visible(cell)
+            ),
+            key=lambda missing: missing[0],
         )
         events: list = list(game.log)
         for at, cell in reversed(missed):

@@ -12,7 +12,9 @@ anything else is logged and the state is kept, never a crash):
   new (a hand passed), or an arm still across the window's outer ring (a player holding the
   drawn tile while thinking) -> WATCHING; one new tile on the frontier -> decode it with the
   rules -> COMMITTED or ASKING; several laid together (a turn that never settled) -> the first
-  of them the same way, the others read from the same view as soon as it is applied; anything
+  of them the same way, the others read from the same view as soon as it is applied (or
+  found unreadable: nothing left in the bag could be it, and a tile laid beside such a tile
+  is kept unread too, for the review); anything
   the rules cannot explain -> WARNING. With nobody to ask (replay), when the
   tile looks most like one whose every copy is played and a copy read earlier looks nearly as
   much like a tile the bag still holds, that turn is read again first (an :class:`Amend`) and
@@ -67,7 +69,7 @@ TRANSITIONS: dict[State, frozenset[State]] = {
     S.WAITING_FOR_START: frozenset({S.WAITING_FOR_START, S.WATCHING}),
     S.WATCHING: frozenset({S.WATCHING, S.SETTLING, S.DECODING}),
     S.SETTLING: frozenset({S.SETTLING, S.DECODING}),
-    S.DECODING: frozenset({S.WATCHING, S.COMMITTED, S.ASKING, S.WARNING}),
+    S.DECODING: frozenset({S.WATCHING, S.COMMITTED, S.ASKING, S.WARNING, S.DECODING}),
     S.COMMITTED: frozenset({S.COMMITTED, S.WATCHING, S.SETTLING}),
     S.ASKING: frozenset({S.ASKING, S.WATCHING, S.SETTLING}),
     S.WARNING: frozenset({S.WARNING, S.DECODING, S.WATCHING}),
@@ -302,11 +304,10 @@ class Tracker:
         self.pending: Pending | None = None
         self.placed_cells = set(game.board.tiles)
         self.recheck: set[tuple[int, int]] = set()  # cells an undo emptied: read them again
-        # cells holding a tile that no tile left in the bag explains (an earlier turn was read
-        # wrong): taken into the baseline so later turns are read on their own, and read again
-        # when the game is corrected
-        # cells where a tile lay that nothing in the bag could be (an earlier misread took its
-        # copy), with where in the log its turn belongs: read again at the end (review)
+        # cells holding a tile that nothing left in the bag could be (an earlier misread took
+        # its copy), or laid beside such a tile, with where in the log each turn belongs, in
+        # the order they were laid: taken into the baseline so later turns are read on their
+        # own, read again when the game is corrected, and read over at the end (review)
         self.unread: dict[tuple[int, int], int] = {}
         # how sure each placed tile's reading was (best option's lead): the least sure copy of
         # a tile type is the suspect when the table shows one more of it than the bag allows
@@ -499,7 +500,9 @@ class Tracker:
                 # took its copy is what the review is for
                 self.game_view = board
                 self.status = "watching"
-                return S.WATCHING
+                self.queued.discard(cell)
+                # a tile laid together with it is read now, in this view, as after a turn
+                return S.DECODING if self.queued else S.WATCHING
             self.last_warning = observation.text
             self.warning_reads = 0
             return S.WARNING
@@ -670,7 +673,9 @@ class Tracker:
 
     # --- seeing ------------------------------------------------------------------------------
     def window(self) -> Window:
-        cells = list(self.game.board.tiles) or [(0, 0)]
+        """The cells watched: the board's, and the tiles on the table that could not be read
+        (a tile laid beside one is still laid next to the board), ``window_pad`` around."""
+        cells = [*self.game.board.tiles, *self.unread] or [(0, 0)]
         pad = self.config.window_pad
         xs = [c[0] for c in cells]
         ys = [c[1] for c in cells]
@@ -752,7 +757,7 @@ class Tracker:
             elif f >= cfg.tile_change:
                 if cell in placed:
                     ch.altered.append(cell)
-                elif cell in frontier:
+                elif cell in frontier or self._beside_unread(cell):
                     ch.new_tiles.append(cell)
                 else:
                     ch.illegal.append(cell)
@@ -770,6 +775,11 @@ class Tracker:
             if faint:
                 ch.new_tiles.append(max(faint, key=ch.fractions.__getitem__))
         return ch
+
+    def _beside_unread(self, cell: tuple[int, int]) -> bool:
+        """Whether ``cell`` touches a tile that could not be read: the game does not have that
+        tile, but the table does, so a tile laid next to it was laid next to the board."""
+        return any(c in self.unread for c in _neighbours(cell))
 
     def _spot_cells(self) -> set[tuple[int, int]]:
         """The cells of the drawn-tile spot while it lies apart from the board and the cells a
@@ -846,7 +856,9 @@ class Tracker:
         every tile, and where the camera's view ends inside the window, the cells along that
         edge that are off the board's frontier (no tile is laid on any of them)."""
         x0, y0, x1, y1 = board.window
-        board_cells = self.game.board.tiles.keys() | self.game.board.frontier.keys()
+        board_cells = (
+            self.game.board.tiles.keys() | self.game.board.frontier.keys() | self.unread.keys()
+        )
 
         def at_edge(c) -> bool:
             if c[0] in (x0, x1) or c[1] in (y0, y1):
@@ -998,7 +1010,7 @@ class Tracker:
         while beside := [c for c in apart if any(n in cells for n in _neighbours(c))]:
             cells += beside  # next to a new tile: laid after it
             apart = [c for c in apart if c not in beside]
-        first = [c for c in cells if c in frontier]
+        first = [c for c in cells if c in frontier or self._beside_unread(c)]
         if apart or not first:
             return []
         if len(first) > 1:
@@ -1117,9 +1129,18 @@ class Tracker:
     def _decode_tile(self, board: Board, cell: tuple[int, int]) -> Observation:
         game = self.game
         cfg = self.config
+        picture = self._crop_picture(board, cell)
+        if cell not in game.board.frontier:  # laid beside a tile that could not be read
+            beside = next(c for c in _neighbours(cell) if c in self.unread)
+            self.unread.setdefault(cell, len(game.log))
+            return Warning(
+                f"a tile at ({cell[0]},{cell[1]}), laid beside the tile at "
+                f"({beside[0]},{beside[1]}) that could not be read: it is read once that "
+                "turn is corrected",
+                picture,
+            )
         pattern = game.board.frontier[cell]
         options = self.legal_options(cell)
-        picture = self._crop_picture(board, cell)
         whole = board.cell(*cell)
         crop = self.scorer.prepare(whole)
         # tiles that would fit here but whose every copy is already on the table: when one of

@@ -136,3 +136,44 @@ def test_with_people_at_the_table_a_spent_tile_is_asked_about(drawn_game, drawn_
             break
     assert isinstance(asked, Question)
     assert "every WI2 has been played; check the WI2 at (0,2) (turn 3)" in asked.text
+
+
+def test_tiles_laid_beside_a_tile_that_could_not_be_read_are_put_in_at_the_end(
+    drawn_game, drawn_frames
+):
+    """The first tile could not be read (every tile that fits there is spent, as an earlier
+    misread would leave the bag), and the next ones were laid beside it, where the game has no
+    tile: they lie next to the board all the same. Each is kept unread, in the order laid and
+    at its place in the log, never handed to the engine; once the bag is right again the
+    review puts every one of them in where it was played."""
+    g = drawn_game.game
+    game = Game.start(g.tileset, g.players, g.options)
+    bag = dict(game.remaining)
+    _spend_every_fitting_tile(game, g.log[0], None)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
+    warnings = []
+    for frame in drawn_frames:
+        for obs in tracker.feed(frame):
+            if isinstance(obs, Warning):
+                warnings.append(obs.text)
+            else:
+                game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
+    tracker.sync()
+    unread = list(tracker.unread)
+    assert unread[0] == g.log[0].cell
+    beside = [t.cell for t in g.log if t.cell in unread[1:]]
+    assert len(beside) >= 3 and unread[1:] == beside  # in the order they were laid
+    for cell in beside:
+        assert any(f"a tile at ({cell[0]},{cell[1]}), laid beside" in w for w in warnings)
+    played = {t.cell for t in game.log}
+    for cell, at in tracker.unread.items():  # after the turns read before it was laid
+        index = next(k for k, t in enumerate(g.log) if t.cell == cell)
+        assert at == sum(1 for t in g.log[:index] if t.cell in played)
+    # the misread that spent the bag is corrected: the copies are in it again
+    game.remaining.update({k: n - sum(t.tile == k for t in game.log) for k, n in bag.items()})
+
+    # (a follower on an unread tile is put back only where its figure still stands)
+    def tiles(log):
+        return [replace(t, meeple=None) if t.cell in unread else t for t in log]
+
+    assert tiles(tracker.review()) == tiles(g.log)
