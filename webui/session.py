@@ -61,6 +61,9 @@ class Question:
     crop: bytes | None = None  # JPEG
     text: str = ""
     asked: float = field(default_factory=time.time)
+    # the turn (0-based) it is about once the players played on without answering: the best
+    # option was taken for now, and an answer corrects that turn
+    turn: int | None = None
 
 
 @dataclass
@@ -220,6 +223,23 @@ class GameSession:
             self._changed(save=False)
             return question.id
 
+    def play_on(self, event: Event) -> None:
+        """The players laid the next tile with the camera's question still open: ``event``
+        (its best option) is applied for now, and the question stays open as a correction of
+        that turn. Raises IllegalTurn (game unchanged) if the rules refuse it."""
+        with self.lock:
+            self._playing()
+            self.game.apply(event)
+            self.drawn_tile = None
+            index = len(self.game.log) - 1
+            asked = [q for q in self.questions.values() if q.turn is None and event in q.options]
+            if asked:
+                asked[-1].turn = index
+            self._note("commit", f"turn {index + 1}: {describe(self.game, event)} (not answered)")
+            if self.game.is_over:
+                self.phase = Phase.FINISHED
+            self._changed()
+
     def warn(self, text: str, image=None) -> None:
         with self.lock:
             self.notices.append(Notice(next(self._ids), text, "warning", encode_image(image)))
@@ -270,6 +290,9 @@ class GameSession:
                 event = question.options[choice]
             else:
                 event = choice
+            if question.turn is not None:  # play went on: the answer corrects that turn
+                self._answer_played(question, event)
+                return
             self._playing()
             self.game.apply(event)  # IllegalTurn leaves the question open
             del self.questions[question_id]
@@ -278,6 +301,30 @@ class GameSession:
             if self.game.is_over:
                 self.phase = Phase.FINISHED
             self._changed()
+
+    def _answer_played(self, question: Question, event: Event) -> None:
+        """The answer to a question whose best option was taken while play went on."""
+        index = question.turn
+        if index >= len(self.game.log):
+            raise SessionError(f"turn {index + 1} was undone: dismiss the question")
+        old = self.game.log[index]
+        if event != old:
+            was = event_to_dict(self.game, old)
+            self.game.replace(index, event)  # IllegalTurn leaves the question open
+            self._history("answered", index + 1, old, was)
+            self._note("correction", f"turn {index + 1} is now {describe(self.game, event)}")
+        del self.questions[question.id]
+        self.phase = Phase.FINISHED if self.game.is_over else Phase.PLAYING
+        self._changed()
+
+    def _turn_removed(self, index: int) -> None:
+        """Turn ``index`` left the log: a question about it goes, and those about later turns
+        follow their turns."""
+        for question in list(self.questions.values()):
+            if question.turn == index:
+                del self.questions[question.id]
+            elif question.turn is not None and question.turn > index:
+                question.turn -= 1
 
     def take_read_over(self, read_over_id: int) -> None:
         """Correct the game as the camera read it over (one history entry per turn it changes,
@@ -318,6 +365,8 @@ class GameSession:
             old = self.game.log[index]
             was = event_to_dict(self.game, old)
             self.game.replace(index, event)
+            if event is None:
+                self._turn_removed(index)
             self._history("deleted" if event is None else "corrected", index + 1, old, was)
             what = "deleted" if event is None else f"is now {describe(self.game, event)}"
             self._note("correction", f"turn {index + 1} {what}")
@@ -330,6 +379,7 @@ class GameSession:
                 raise SessionError("there is no turn to undo")
             was = event_to_dict(self.game, self.game.log[-1])
             event = self.game.undo()
+            self._turn_removed(len(self.game.log))
             self._history("undone", len(self.game.log) + 1, event, was)
             self._note("correction", f"turn {len(self.game.log) + 1} undone")
             self.phase = Phase.PLAYING
@@ -435,6 +485,7 @@ class GameSession:
                     {
                         "id": q.id,
                         "text": q.text,
+                        "turn": None if q.turn is None else q.turn + 1,
                         "has_crop": q.crop is not None,
                         "options": [
                             {"index": n, "text": describe(game, e), "record": _event_dict(game, e)}

@@ -167,6 +167,33 @@ def test_answering_with_a_turn_entered_by_hand(host, session):
     assert session.game.log == [right]
 
 
+def test_a_question_left_open_while_play_goes_on_corrects_its_turn(host, session):
+    """The players laid the next tile without answering: the camera's best option stands in
+    for now, the question stays on the page about that turn, and the answer corrects it."""
+    right = _first_turn(session)
+    wrong = Turn("U", right.x, right.y, (right.rotation + 180) % 360)
+    qid = session.ask([wrong, right], None, "Not sure about the tile")
+    session.play_on(wrong)
+    assert session.game.log == [wrong]
+    assert session.state()["questions"][0]["turn"] == 1
+    assert b"turn 1 was taken as option 1" in host.get("/").data
+    play(session, 2)  # the game goes on meanwhile
+    later = session.game.log[1:]
+    response = host.post(f"/api/questions/{qid}/answer", data={"option": "1"})
+    assert response.status_code == 200, response.get_json()
+    assert session.game.log == [right, *later]
+    assert not session.questions
+    assert read_record_file(session.record_path)["history"][-1]["action"] == "answered"
+
+
+def test_a_question_about_a_turn_taken_back_goes_with_it(session):
+    right = _first_turn(session)
+    session.ask([right], None)
+    session.play_on(right)
+    session.undo()
+    assert not session.questions
+
+
 def test_correct_delete_and_undo_recompute_scores_and_rewrite_the_record(host, session):
     play(session, 25)
     game = session.game

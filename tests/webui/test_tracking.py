@@ -48,6 +48,32 @@ def test_frames_of_a_game_become_the_live_game(tmp_path):
     assert session.record_path.exists()
 
 
+def test_a_table_that_plays_on_without_answering_keeps_the_questions_open(tmp_path):
+    """Nobody at the table answers the camera (every reading a question here): each question
+    stays open on the page, about its turn, while the game goes on with its best option; the
+    host answers them later, and an answer corrects its turn."""
+    from meeplecam.vision.live.feed import LiveFeed
+    from meeplecam.vision.live.rectify import Rectifier
+    from meeplecam.vision.live.tracker import TrackerConfig
+
+    drawn = live.DrawnGame(seed=5, max_turns=6, config=live.DrawnConfig(frame_size=(960, 540)))
+    truth = drawn.game
+    session = GameSession(Game.start(truth.tileset, truth.players, truth.options), None)
+    config = TrackerConfig(margin=float("inf"))  # never sure
+    feed = LiveFeed(session, None, Rectifier(drawn.grid_to_image), config, settle_s=None)
+    for frame, _ in drawn.frames():
+        feed.step(frame)
+    laid = [e for e in truth.log if isinstance(e, Turn)]
+    assert [t.cell for t in session.game.log] == [t.cell for t in laid[:-1]]
+    open_ = session.state()["questions"]
+    assert [q["turn"] for q in open_] == [*range(1, len(laid)), None]  # the last: no tile after
+    first = next(iter(session.questions.values()))
+    other = next(n for n, t in enumerate(first.options) if t != session.game.log[0])
+    session.answer(first.id, other)
+    assert session.game.log[0] == first.options[other]
+    assert len(session.game.log) == len(laid) - 1
+
+
 def test_a_follower_laid_after_its_tile_reaches_the_scoreboard(tmp_path):
     """A player lays the tile, thinks, then puts a follower on it: the session's turn is
     corrected to hold the follower, and the saved game with it."""

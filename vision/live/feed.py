@@ -2,7 +2,8 @@
 
 :class:`LiveFeed` has the shape ``webui.feed.TurnSource`` expects (``name``, ``start()``,
 ``stop()``, ``frame()``) and pushes into a sink with ``commit(event)``, ``ask(options, crop,
-text)``, ``warn(text, image)``, ``correct(index, turn)`` and ``drawn(tile)``, and tells it
+text)``, ``warn(text, image)``, ``correct(index, turn)``, ``drawn(tile)`` and ``play_on(turn)``
+(the open question's best option, taken while the players played on), and tells it
 where the drawn-tile spot is (``watch_spot(cell)``, when it has one; ``webui.session.
 GameSession``). Capture stays separate from analysis: the source's own thread only captures;
 this feed's thread analyses the newest frame.
@@ -29,7 +30,7 @@ from meeplecam.engine import IllegalTurn
 
 from .heap import release_freed_memory, steady_heap
 from .motion import SETTLE_S
-from .observations import Amend, Commit, Drawn, Question, Warning
+from .observations import Amend, Commit, Drawn, PlayedOn, Question, Warning
 from .tracker import Tracker, TrackerConfig
 
 log = logging.getLogger(__name__)
@@ -217,6 +218,8 @@ class LiveFeed:
                 self.sink.correct(obs.index, obs.turn)
             elif isinstance(obs, Drawn):  # the tile on the drawn-tile spot, for the hints
                 self.sink.drawn(obs.tile)
+            elif isinstance(obs, PlayedOn):  # the question stays open, about that turn now
+                self.sink.play_on(obs.turn)
         except IllegalTurn as exc:  # the engine decides: a refused reading becomes a warning
             self.sink.warn(
                 f"the rules refuse what the camera read: {exc}", getattr(obs, "crop", None)

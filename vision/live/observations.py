@@ -9,6 +9,9 @@ A consumer (``meeplecam replay``, the web session) receives these from :meth:`Tr
   replaces turn ``index`` of the log with ``turn`` (the same tile, with the follower).
 - :class:`Drawn`: the tile the player put on the drawn-tile spot, for the hints (the game does
   not change).
+- :class:`PlayedOn`: the players laid another tile with a question still open; the consumer
+  applies ``turn`` (the question's best option) for now, and keeps the question open as a
+  correction of that turn.
 """
 
 from __future__ import annotations
@@ -84,7 +87,25 @@ class Drawn:
     crop: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
-TableWarning = Warning
-Observation = Commit | Question | Warning | Amend | Drawn
+@dataclass(frozen=True)
+class PlayedOn:
+    """The players went on to the next turn without answering the open question: ``turn`` is
+    its best option, taken for now so that the next tile can be read. The question stays open
+    on the page, as a correction of that turn; the tracker learns nothing from it."""
 
-__all__ = ["Amend", "Commit", "Drawn", "Observation", "Question", "TableWarning", "Warning"]
+    turn: Turn
+
+
+TableWarning = Warning
+Observation = Commit | Question | Warning | Amend | Drawn | PlayedOn
+
+__all__ = [
+    "Amend",
+    "Commit",
+    "Drawn",
+    "Observation",
+    "PlayedOn",
+    "Question",
+    "TableWarning",
+    "Warning",
+]

@@ -32,7 +32,7 @@ from meeplecam.engine import (
 
 from .heap import steady_heap
 from .motion import settle_frames_at
-from .observations import Amend, Commit, Drawn, Question, Warning
+from .observations import Amend, Commit, Drawn, PlayedOn, Question, Warning
 from .rectify import Rectifier, from_detection, from_truth, profile_locator
 from .sources import FolderSource, FrameSource, natural_key, open_source
 from .tracker import Tracker, TrackerConfig
@@ -219,6 +219,8 @@ def _handle(obs, game: Game, result: ReplayResult) -> None:
     if asked:
         result.questions += 1
         choices = obs.turns
+    elif isinstance(obs, PlayedOn):  # its question was counted when it was asked
+        choices = [obs.turn]
     else:
         result.commits += 1
         choices = [obs.turn]
@@ -336,8 +338,14 @@ def _debug_writer(folder: Path):
                 f.write(
                     f"{counter[0]} question {[(t.describe(), round(s, 3)) for t, s in obs.options]}\n"
                 )
-            else:
+            elif isinstance(obs, Warning):
                 f.write(f"{counter[0]} warning {obs.text}\n")
+            elif isinstance(obs, Amend):
+                f.write(f"{counter[0]} amend turn {obs.index + 1}: {obs.turn}\n")
+            elif isinstance(obs, Drawn):
+                f.write(f"{counter[0]} drawn {obs.tile}\n")
+            else:
+                f.write(f"{counter[0]} {kind} {obs}\n")
 
     return write
 

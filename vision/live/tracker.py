@@ -20,7 +20,9 @@ anything else is logged and the state is kept, never a crash):
   much like a tile the bag still holds, that turn is read again first (an :class:`Amend`) and
   the tile read in the game as the amend leaves it.
 - COMMITTED / ASKING: the observation is out; when the consumer has applied a turn to the game
-  (the game log grew) the tracker learns from it and goes back to WATCHING.
+  (the game log grew) the tracker learns from it and goes back to WATCHING. A question left
+  open while the table settles with the next tile laid -> its best option, taken for now
+  (:class:`PlayedOn`; nothing learned from it), and the next tile is read once it is applied.
 - WARNING: re-read on every settle; when the table is right again (or shows one new tile) it
   recovers.
 
@@ -46,7 +48,7 @@ from meeplecam.engine.tiles import NEIGHBOUR_OFFSETS
 from .appearance import GINGERBREAD, ScorerConfig, TerrainScorer, anchor_points, kind_map
 from .diff import Look, board_looks, cell_changes, changed_pixels, light_change, relit
 from .motion import Motion, MotionConfig, MotionGate
-from .observations import Amend, Commit, Drawn, Observation, Question, Warning
+from .observations import Amend, Commit, Drawn, Observation, PlayedOn, Question, Warning
 from .rectify import Board, Rectifier, Window
 from .spot import DrawnTileSpot, ranked_types
 from .twins import laid_layout
@@ -85,7 +87,7 @@ HANDLERS = {
     S.SETTLING: "_settling",
     S.DECODING: "_decoding",
     S.COMMITTED: "_waiting_for_game",
-    S.ASKING: "_waiting_for_game",
+    S.ASKING: "_asking",
     S.WARNING: "_warning",
 }
 
@@ -254,6 +256,8 @@ class Pending:
     frame: np.ndarray | None = None  # the settled view it was read on
     observation: Observation | None = None
     margin: float = 0.0  # how far the reading's best option led the runner-up
+    # the view that showed the players had played on, the question unanswered (PlayedOn)
+    played_on: np.ndarray | None = None
 
 
 class Tracker:
@@ -512,6 +516,33 @@ class Tracker:
         # _sync_game moves on once the consumer has applied a turn; until then wait.
         return self.state
 
+    def _asking(self, motion: Motion) -> State:
+        """Wait for the answer; but when the table settles with another tile laid next to the
+        board (the players played on, the question unanswered), the question's best option
+        is taken for now (:class:`PlayedOn`, once): the next tile is read in a game that has
+        the asked one, and the question stays open on the page."""
+        pending = self.pending
+        if (
+            pending is None
+            or pending.played_on is not None
+            or not isinstance(pending.observation, Question)
+            or motion is not Motion.STILL
+            or self.gate.still_run != self.gate.config.settle_frames
+        ):
+            return S.ASKING
+        changes = self._changes(self._board())
+        frontier = self.game.board.frontier
+        beyond = [
+            c
+            for c in changes.new_tiles + changes.illegal
+            if c != pending.cell and (c in frontier or pending.cell in _neighbours(c))
+        ]
+        if beyond:
+            log.info("tracker: a tile at %s laid with the question open: played on", beyond)
+            pending.played_on = self._frame  # the next tile is read in it once applied
+            self._emit(PlayedOn(pending.observation.best))
+        return S.ASKING
+
     def _warning(self, motion: Motion) -> State:
         if motion is Motion.STILL and self.gate.still_run == self.gate.config.settle_frames:
             self.settled_at = self.clock()
@@ -533,6 +564,8 @@ class Tracker:
                 self._set_baseline(self.pending.board)  # the view it was read in
             if self.queued:
                 together_view = self.pending.frame
+            if self.pending.played_on is not None:
+                together_view = self.pending.played_on
         else:  # an undo, a correction or a turn entered by hand: read the table again
             gone = self.placed_cells - placed
             self.recheck |= gone | set(self.unread)
@@ -580,7 +613,7 @@ class Tracker:
         if (
             isinstance(event, Turn)
             and event.cell == pending.cell
-            and (isinstance(obs, Commit) or not self.people_answer)
+            and (isinstance(obs, Commit) or not self.people_answer or pending.played_on is not None)
         ):
             self.certainty[pending.cell] = pending.margin if isinstance(obs, Commit) else 0.0
             self.readings[pending.cell] = event
@@ -589,7 +622,11 @@ class Tracker:
                 self.figures_read[pending.cell] = core
             else:  # read again without one (an undo, the tile laid anew)
                 self.figures_read.pop(pending.cell, None)
-        sure = (
+        # a question's best option taken while the players played on is no answer
+        taken_unanswered = (
+            pending.played_on is not None and isinstance(obs, Question) and event == obs.best
+        )
+        sure = not taken_unanswered and (
             isinstance(obs, Commit)
             or self.people_answer
             or (isinstance(obs, Question) and event != obs.best)

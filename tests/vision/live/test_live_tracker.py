@@ -13,7 +13,7 @@ from cameras import camera_view
 from meeplecam.engine import ROTATIONS, Discard, Game, IllegalTurn, Player, Turn, find_tileset
 from meeplecam.engine import hints as engine_hints
 from meeplecam.engine.tiles import NEIGHBOUR_OFFSETS
-from meeplecam.vision.live.observations import Amend, Commit, Question, Warning
+from meeplecam.vision.live.observations import Amend, Commit, PlayedOn, Question, Warning
 from meeplecam.vision.live.rectify import Rectifier, Refit
 from meeplecam.vision.live.replay import compare, replay
 from meeplecam.vision.live.tracker import TRANSITIONS, State, Tracker, TrackerConfig
@@ -978,3 +978,33 @@ def test_a_table_packed_up_at_the_end_is_not_read_over(drawn_game, drawn_frames)
         out += _feed(tracker, [hand, packed, packed, packed])
     assert any("taking the table as it is" in o.text for o in out)
     assert tracker.review() == read
+
+
+def test_players_who_play_on_without_answering_are_not_held_up(drawn_game, drawn_frames):
+    """Every reading is a question (a camera this unsure), and nobody answers: the players
+    just lay the next tile. Once the table settles with it, the open question's best option is
+    taken for now, the new tile is read in a game that has the asked one, and so on to the end:
+    no turn is lost, and nothing is learned from a reading nobody confirmed."""
+    game = _fresh(drawn_game)
+    config = TrackerConfig(margin=float("inf"))  # never sure enough to commit
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), config=config)
+    learned = []
+    frames = iter(drawn_frames)
+    for frame in frames:  # the start tile, learned as known
+        tracker.feed(frame)
+        if tracker.state is State.WATCHING:
+            break
+    tracker.scorer.learn = lambda *args, **kwargs: learned.append(args)
+    asked, played_on = [], []
+    for frame in frames:
+        for obs in tracker.feed(frame):
+            if isinstance(obs, Question):
+                asked.append(obs.best)  # left open
+            elif isinstance(obs, PlayedOn):
+                played_on.append(obs.turn)
+                game.apply(obs.turn)
+    truth = drawn_game.game.log
+    assert len(asked) == len(truth)  # every turn read, each asked about once
+    assert played_on == asked[:-1]  # the last question waits: no tile came after it
+    assert [(t.tile, t.cell) for t in game.log] == [(t.tile, t.cell) for t in truth[:-1]]
+    assert learned == []
