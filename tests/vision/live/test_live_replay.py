@@ -396,3 +396,36 @@ def test_a_filmed_game_is_read_like_its_views(drawn_game, drawn_frames, tmp_path
     source.close()
     right, total, diffs = compare(drawn_game.expected(), result.record())
     assert right >= total - 1, diffs
+
+
+def test_replay_debug_writes_every_kind_of_observation(fixture_folder, tmp_path, capsys):
+    """``--debug DIR``: a line per observation (commits, questions, and a follower laid late,
+    read again as an amend) and the picture of each that has one."""
+    from meeplecam.vision.live.observations import Amend, Drawn, PlayedOn, Warning
+    from meeplecam.vision.live.replay import _debug_writer
+
+    turn = Turn("U", 0, 1, 90)
+    write = _debug_writer(tmp_path / "debug")
+    crop = np.zeros((8, 8, 3), np.uint8)
+    for obs in (
+        Amend(3, turn, crop),
+        Drawn("U"),
+        PlayedOn(turn),
+        Warning("two tiles at once", crop),
+        Question([(turn, -1.0)], crop),
+    ):
+        write(obs, None)
+    lines = (tmp_path / "debug" / "observations.txt").read_text().splitlines()
+    assert [line.split()[1] for line in lines] == [
+        "amend",
+        "drawn",
+        "playedon",
+        "warning",
+        "question",
+    ]
+    assert "turn 4" in lines[0]
+    assert len(list((tmp_path / "debug").glob("*.png"))) == 3
+    run = tmp_path / "run"
+    code = main(["replay", str(fixture_folder), "--players", "red,yellow", "--debug", str(run)])
+    assert code == 0
+    assert (run / "observations.txt").read_text().count("commit") >= 3
