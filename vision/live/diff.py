@@ -156,4 +156,72 @@ def relit(bgr: np.ndarray, light: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(lab, cv2.COLOR_Lab2BGR)
 
 
-__all__ = ["CellChange", "Look", "board_looks", "cell_changes", "light_change", "relit"]
+def shade_gains(
+    pairs: list[tuple[Cell, Look, Look]], threshold: int, changed: float = 0.1
+) -> dict[Cell, float]:
+    """Per cell whose look is the same but for the light on it (a person's shadow, a lamp's
+    pool), how much brighter it is now (``now`` = gain x ``before``, in BGR: light scales
+    what the camera sees): the cells where, scaled by their median gain, less than ``changed``
+    of the picture still differs by ``threshold`` (as :func:`changed_pixels`). A tile laid on
+    the table changes too much of its cell for any gain to explain it."""
+    gains = {}
+    for cell, before, now in pairs:
+        b = cv2.cvtColor(before.lab, cv2.COLOR_Lab2BGR).astype(np.float32)
+        n = cv2.cvtColor(now.lab, cv2.COLOR_Lab2BGR).astype(np.float32)
+        lit = b.sum(axis=2) > 60  # too dark a pixel gives no ratio
+        if lit.mean() < 0.5:
+            continue
+        gain = float(np.median(n.sum(axis=2)[lit] / b.sum(axis=2)[lit]))
+        scaled = cv2.cvtColor(np.clip(b * gain, 0, 255).astype(np.uint8), cv2.COLOR_BGR2Lab)
+        if changed_pixels(scaled, now.lab, threshold).mean() < changed:
+            gains[cell] = gain
+    return gains
+
+
+def shade_field(gains: dict[Cell, float], cells, reach: int = 1) -> dict[Cell, float]:
+    """A gain for each of ``cells``, smooth over the board: the median of the gains measured
+    (:func:`shade_gains`) within ``reach`` cells, then twice as far; 1 where none was. A cell
+    that changed for another reason (a new tile) takes its neighbours' light."""
+    field = {}
+    for x, y in cells:
+        for r in (reach, 2 * reach):
+            near = [
+                g
+                for dy in range(-r, r + 1)
+                for dx in range(-r, r + 1)
+                if (g := gains.get((x + dx, y + dy))) is not None
+            ]
+            if near:
+                field[(x, y)] = float(np.median(near))
+                break
+        else:
+            field[(x, y)] = 1.0
+    return field
+
+
+def unshaded(board: Board, field: dict[Cell, float]) -> Board:
+    """``board`` with the light ``field`` (cell -> gain, :func:`shade_field`) taken off: each
+    pixel divided by the gain, blended between cell centres so no cell edge shows."""
+    x0, y0, x1, y1 = board.window
+    grid = np.array(
+        [[field.get((x, y), 1.0) for x in range(x0, x1 + 1)] for y in range(y0, y1 + 1)],
+        np.float32,
+    )
+    h, w = board.image.shape[:2]
+    # each cell's gain at its centre, linear in between (the edge cells' held to the border)
+    gain = cv2.resize(grid, (w, h), interpolation=cv2.INTER_LINEAR)
+    image = np.clip(board.image / gain[..., None], 0, 255).astype(np.uint8)
+    return Board(image, board.window, board.cell_px)
+
+
+__all__ = [
+    "CellChange",
+    "Look",
+    "board_looks",
+    "cell_changes",
+    "light_change",
+    "relit",
+    "shade_field",
+    "shade_gains",
+    "unshaded",
+]

@@ -46,7 +46,17 @@ from meeplecam.engine import hints as engine_hints
 from meeplecam.engine.tiles import NEIGHBOUR_OFFSETS
 
 from .appearance import GINGERBREAD, ScorerConfig, TerrainScorer, anchor_points, kind_map
-from .diff import Look, board_looks, cell_changes, changed_pixels, light_change, relit
+from .diff import (
+    Look,
+    board_looks,
+    cell_changes,
+    changed_pixels,
+    light_change,
+    relit,
+    shade_field,
+    shade_gains,
+    unshaded,
+)
 from .motion import Motion, MotionConfig, MotionGate
 from .observations import Amend, Commit, Drawn, Observation, PlayedOn, Question, Warning
 from .rectify import Board, Rectifier, Window
@@ -93,6 +103,8 @@ HANDLERS = {
 
 
 LATE_FOLLOWER_CHANGED = 0.3  # of a follower's pixels on the last tile that changed, at least
+SHADED_CELLS = 3  # cells changed a little that may be a shadow's (_follow_shade), at least
+SHADE_MIN = 0.05  # the least change of light (gain off 1) that _follow_shade takes off
 
 
 @dataclass
@@ -303,6 +315,9 @@ class Tracker:
         # Lab map from the camera's light now to the light the table was learned under, once
         # the light changed (_follow_light)
         self.light: np.ndarray | None = None
+        # cell -> gain of a shadow (or a pool of light) over part of the table on the view being
+        # read, taken off it (_follow_shade); found again on each settled view
+        self.shade: dict[tuple[int, int], float] | None = None
         self.expected_vanish: set[tuple[int, int]] = set()
         self.known_log = len(game.log)
         self.pending: Pending | None = None
@@ -429,6 +444,7 @@ class Tracker:
 
     def _decoding(self, motion: Motion) -> State:
         self.read_thumb = self.gate.previous
+        self.shade = None  # a shadow on the last view read may have gone
         board = self._board()
         self._read_drawn_spot()
         if self.rebaseline:  # the game changed under us (a turn entered by hand): trust it
@@ -438,6 +454,15 @@ class Tracker:
         changes = self._changes(board)
         if changes.altered:
             board, changes = self._follow_camera(board, changes)
+        if (
+            changes.altered
+            or changes.illegal
+            or len(changes.new_tiles) > 1
+            or len(changes.small) >= SHADED_CELLS
+        ):
+            # a shadow over part of the table first: the light over all of it is kept from
+            # then on, and a shadow would be taken for it, wrongly, once it had gone
+            board, changes = self._follow_shade(board, changes)
         if changes.altered or changes.illegal or self._ring_changed(board, changes) != "none":
             board, changes = self._follow_light(board, changes)
         if self._reaching_in(board, changes):
@@ -725,9 +750,11 @@ class Tracker:
     def _cut(self, rectifier: Rectifier, frame: np.ndarray, window: Window) -> Board:
         """The top-down picture of ``window``, in the light the table was learned under."""
         board = rectifier.board(frame, window)
-        if self.light is None:
-            return board
-        return replace(board, image=relit(board.image, self.light))
+        if self.light is not None:
+            board = replace(board, image=relit(board.image, self.light))
+        if self.shade is not None:
+            board = unshaded(board, self.shade)
+        return board
 
     def _look(self, board: Board, cell: tuple[int, int]) -> Look:
         """A cell's look on ``board`` (the looks of the board last diffed are kept)."""
@@ -1007,6 +1034,34 @@ class Tracker:
             self.light = saved  # not the light: an arm and its shadow, or the table changed
             return board, changes
         log.info("the light changed: views are mapped back to the light learned")
+        return board_now, changes_now
+
+    def _follow_shade(self, board: Board, changes: Changes) -> tuple[Board, Changes]:
+        """More than one new tile changed (before the light over the whole table is looked at,
+        :meth:`_follow_light`): if a shadow over part of the table does (a player leaning over it, a person between
+        the lamp and the table; ``diff.shade_gains``: cells that look the same but darker or
+        brighter, a smooth field of those gains over the board), this view is read with the
+        shadow taken off (``self.shade``) when that at least halves the part of the table that
+        changed and leaves none of the window's outer ring changed; otherwise the changes stand.
+        The baseline then keeps the table as it looks without the shadow."""
+        pairs = [(c, self.baseline[c], self._look(board, c)) for c in changes.fractions]
+        gains = shade_gains(pairs, self.config.diff_threshold)
+        field = shade_field(gains, board.cells())
+        if not gains or all(abs(g - 1.0) < SHADE_MIN for g in field.values()):
+            return board, changes
+        self.shade = field
+        board_now = self._board()
+        changes_now = self._changes(board_now)
+        if (
+            self._changed_share(changes_now) > self._changed_share(changes) / 2
+            or self._ring_changed(board_now, changes_now) != "none"
+        ):
+            self.shade = None  # not a shadow: an arm, or the table changed
+            return board, changes
+        darkest = min(field.values())
+        log.info(
+            "a shadow on the table (down to %.0f %% of the light): read without it", 100 * darkest
+        )
         return board_now, changes_now
 
     def _follow_camera(self, board: Board, changes: Changes) -> tuple[Board, Changes]:
