@@ -1,10 +1,20 @@
-"""The diff's light model: one change of light, fitted from many cells' looks."""
+"""The diff's light models: one change of light, fitted from many cells' looks; a shadow over
+part of the table, cell by cell."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
-from meeplecam.vision.live.diff import Look, light_change, relit
+from meeplecam.vision.live.diff import (
+    Look,
+    light_change,
+    relit,
+    shade_field,
+    shade_gains,
+    unshaded,
+)
+from meeplecam.vision.live.rectify import Board
 
 
 def _look(lab: np.ndarray) -> Look:
@@ -42,3 +52,36 @@ def test_relighting_by_no_change_keeps_the_picture():
     same = relit(bgr, np.eye(4))
     error = np.abs(same.astype(int) - bgr)
     assert error.max() <= 6 and error.mean() < 1  # 8-bit Lab and back rounds a little
+
+
+def _bgr_look(bgr: np.ndarray) -> Look:
+    return _look(cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8), cv2.COLOR_BGR2Lab))
+
+
+def test_a_shadow_is_told_from_a_tile_laid_under_it():
+    """Tiles under a player's shadow look the same, only darker: each gives the shadow's
+    gain; a tile laid on the table meanwhile looks like no darker table, and gives none."""
+    rng = np.random.default_rng(6)
+    cells = {(x, 0): rng.integers(40, 230, (20, 20, 3)).astype(np.float32) for x in range(4)}
+    table = np.full((20, 20, 3), 200.0, np.float32)
+    pairs = [(c, _bgr_look(pic), _bgr_look(pic * 0.65)) for c, pic in cells.items()]
+    pairs.append(((4, 0), _bgr_look(table), _bgr_look(cells[(0, 0)] * 0.65)))  # a new tile
+    gains = shade_gains(pairs, threshold=20)
+    assert set(gains) == set(cells)
+    assert all(abs(g - 0.65) < 0.05 for g in gains.values())
+
+
+def test_the_shadow_reaches_the_cells_it_could_not_be_measured_on():
+    gains = {(0, 0): 0.6, (1, 0): 0.62, (5, 0): 0.95}
+    field = shade_field(gains, [(x, 0) for x in range(9)])
+    assert abs(field[(2, 0)] - 0.62) < 1e-6  # a new tile next to the shadowed ones
+    assert field[(4, 0)] == 0.95 and field[(8, 0)] == 1.0  # nothing measured near: no shadow
+
+
+def test_a_board_in_shadow_is_read_as_in_the_light():
+    rng = np.random.default_rng(7)
+    image = rng.integers(40, 200, (48, 96, 3)).astype(np.uint8)
+    board = Board(image, (0, 0, 1, 0), 48)
+    shadowed = Board((image * np.float32(0.7)).astype(np.uint8), board.window, 48)
+    restored = unshaded(shadowed, {(0, 0): 0.7, (1, 0): 0.7})
+    assert np.abs(restored.image.astype(int) - image).mean() < 1.5

@@ -1008,3 +1008,43 @@ def test_players_who_play_on_without_answering_are_not_held_up(drawn_game, drawn
     assert played_on == asked[:-1]  # the last question waits: no tile came after it
     assert [(t.tile, t.cell) for t in game.log] == [(t.tile, t.cell) for t in truth[:-1]]
     assert learned == []
+
+
+def _in_shadow(drawn_game, frames, darker: float = 0.35) -> list:
+    """``frames`` with a player's shadow (a soft disc, ``darker`` at its middle) over part of
+    the board and the table beside it, cast still through the game's middle third."""
+    import cv2
+
+    H = drawn_game.grid_to_image
+
+    def px(gx, gy):
+        p = H @ np.array([gx, gy, 1.0])
+        return p[:2] / p[2]
+
+    centre, cell = px(2.0, 0.5), float(np.linalg.norm(px(1.5, 0.5) - px(0.5, 0.5)))
+    h, w = frames[0].shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    disc = np.clip(1.5 - np.hypot(xx - centre[0], yy - centre[1]) / (2.5 * cell), 0, 1)
+    shade = 1 - darker * cv2.GaussianBlur(disc.astype(np.float32), (0, 0), cell / 3)[..., None]
+    third = len(frames) // 3
+    return [
+        np.clip(f * shade, 0, 255).astype(np.uint8) if third <= i <= 2 * third else f
+        for i, f in enumerate(frames)
+    ]
+
+
+def test_a_player_s_shadow_over_the_board_is_no_change_of_the_table(drawn_game, drawn_frames):
+    """A player leans over the table and stays so for a third of the game: the tiles under the
+    shadow look darker, not different, and the tiles laid in it are read as in the light. Taken
+    for changed tiles, the whole view was said to have changed, and turns were lost."""
+    game = _fresh(drawn_game)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
+    warnings = []
+    for frame in _in_shadow(drawn_game, drawn_frames):
+        for obs in tracker.feed(frame):
+            if isinstance(obs, Warning):
+                warnings.append(obs.text)
+            else:
+                game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
+    assert warnings == []
+    assert game.log == drawn_game.game.log
