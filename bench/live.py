@@ -13,7 +13,9 @@
   of taking the renderer's geometry; ``--dump DIR`` (with ``--answers players``) writes every
   reading the players answered or corrected, with the cell's picture and each scorer term.
   What real tables do to a game, on rendered games: ``--bump DX,DY,DEG`` knocks the camera
-  halfway through, ``--relight B,G,R`` changes the light there, ``--thinking N`` has every
+  halfway through, ``--relight B,G,R`` changes the light there, ``--shadow D`` has a player's
+  shadow (``D`` darker at its middle) lie still over the board from there for a third of the
+  game, ``--thinking N`` has every
   player hold the drawn tile still over the board for N more frames. ``--drawn-spot`` (games
   rendered with ``synth --drawn-spot``) watches the spot where each drawn tile lies first and
   counts the drawn tiles read right there.
@@ -192,6 +194,33 @@ def _relit(gains: tuple[float, float, float]):
     return lambda frame: np.clip(frame * scale, 0, 255).astype(np.uint8)
 
 
+def _shadowed(frames, at: int, darker: float):
+    """``frames`` with a player's shadow over the board from frame ``at`` for a third of the
+    game: a soft disc three tiles wide around the start tile, ``darker`` at its middle (a
+    person leaning over the table, still)."""
+    import cv2
+
+    truth = Path(getattr(frames, "folder", "")).parent / "truth"
+    first = min(truth.glob("*.json"), default=None)
+    if first is None:
+        raise SystemExit("--shadow needs rendered games (--games DIR)")
+    corners = np.asarray(json.loads(first.read_text())["tiles"][0]["corners"], float)
+    centre, tile = corners.mean(axis=0), float(np.linalg.norm(corners[1] - corners[0]))
+    shade = None
+    until = at + len(getattr(frames, "paths", [])) // 3
+    for index, frame in enumerate(frames):
+        if not at <= index < until:
+            yield frame
+            continue
+        if shade is None:
+            h, w = frame.shape[:2]
+            yy, xx = np.mgrid[0:h, 0:w]
+            disc = np.clip(1.5 - np.hypot(xx - centre[0], yy - centre[1]) / (3 * tile), 0, 1)
+            soft = cv2.GaussianBlur(disc.astype(np.float32), (0, 0), tile / 2)
+            shade = (1 - darker * soft)[..., None]
+        yield np.clip(frame * shade, 0, 255).astype(np.uint8)
+
+
 def _split(expected: dict, result) -> tuple[int, int, int]:
     """(turns committed wrong as the camera read them, questions whose best option was the
     turn laid, questions whose turn is right in the record at the end): with nobody
@@ -250,6 +279,7 @@ def bench_latency(
     relight: tuple[float, float, float] | None = None,
     review: bool = True,
     drawn_spot: bool = False,
+    shadow: float = 0.0,
 ) -> dict:
     """``answers``: ``best`` takes every question's best option and leaves wrong readings
     uncorrected (``meeplecam replay``); ``players`` plays the people at the table, who answer
@@ -261,6 +291,8 @@ def bench_latency(
     ``bump`` (dx, dy, degrees) knocks the camera halfway through each game (``_knocked``);
     ``thinking`` holds each drawn tile still over the board for that many more frames;
     ``relight`` (blue, green, red gains) changes the light where ``bump`` would knock;
+    ``shadow`` (how much darker at its middle) lays a player's shadow over the board there
+    for a third of the game (``_shadowed``);
     ``review``: with ``answers`` best, each game is read over at its end as ``replay`` does.
     ``drawn_spot``: games rendered with ``synth --drawn-spot``, read with the tracker watching
     that spot; counts the drawn tiles read right there (the last reading before each turn)."""
@@ -278,12 +310,14 @@ def bench_latency(
         (Path(dump) / "mistakes.jsonl").write_text("")
     for name, frames, game, rectifier, expected, palette in games:
         reference = _reference(model, game, palette)
-        phases = _phases(frames) if bump or thinking or relight else []
-        at = _knock_at(phases, len(frames)) if bump or relight else 0
+        phases = _phases(frames) if bump or thinking or relight or shadow else []
+        at = _knock_at(phases, len(frames)) if bump or relight or shadow else 0
         if bump:
             frames = _changed_from(frames, at, _knocked(bump))
         if relight:
             frames = _changed_from(frames, at, _relit(relight))
+        if shadow:
+            frames = _shadowed(frames, at, shadow)
         if thinking:
             if not phases:
                 raise SystemExit("--thinking needs rendered games (--games DIR)")
@@ -332,6 +366,7 @@ def bench_latency(
         **({"bump": list(bump)} if bump else {}),
         **({"thinking_frames": thinking} if thinking else {}),
         **({"relight": list(relight)} if relight else {}),
+        **({"shadow": shadow} if shadow else {}),
         **(
             {"drawn_tiles_read": drawn_seen, "drawn_tiles_right": drawn_right} if drawn_spot else {}
         ),
@@ -751,6 +786,14 @@ def main(argv=None) -> int:
         "green and red scaled by these), e.g. 0.8,0.85,0.9",
     )
     parser.add_argument(
+        "--shadow",
+        metavar="D",
+        type=float,
+        default=0.0,
+        help="latency run: a player's shadow, D darker at its middle (e.g. 0.35), lies still "
+        "over the board from halfway through each game for a third of it",
+    )
+    parser.add_argument(
         "--no-review",
         dest="review",
         action="store_false",
@@ -796,6 +839,7 @@ def main(argv=None) -> int:
             args.relight,
             args.review,
             args.drawn_spot,
+            args.shadow,
         )
     if "memory" in args.what:
         results["memory"] = bench_memory(args.minutes, args.drawn, args.realtime)
