@@ -748,7 +748,8 @@ class Tracker:
         return self._cut(self.rectifier, self._frame, self.window())
 
     def _cut(self, rectifier: Rectifier, frame: np.ndarray, window: Window) -> Board:
-        """The top-down picture of ``window``, in the light the table was learned under."""
+        """The top-down picture of ``window``, in the light the table was learned under, and
+        without the shadow found on the view being read (``self.shade``)."""
         board = rectifier.board(frame, window)
         if self.light is not None:
             board = replace(board, image=relit(board.image, self.light))
@@ -1037,13 +1038,14 @@ class Tracker:
         return board_now, changes_now
 
     def _follow_shade(self, board: Board, changes: Changes) -> tuple[Board, Changes]:
-        """More than one new tile changed (before the light over the whole table is looked at,
-        :meth:`_follow_light`): if a shadow over part of the table does (a player leaning over it, a person between
-        the lamp and the table; ``diff.shade_gains``: cells that look the same but darker or
-        brighter, a smooth field of those gains over the board), this view is read with the
-        shadow taken off (``self.shade``) when that at least halves the part of the table that
-        changed and leaves none of the window's outer ring changed; otherwise the changes stand.
-        The baseline then keeps the table as it looks without the shadow."""
+        """More than one new tile changed (looked at before the light over the whole table,
+        :meth:`_follow_light`): if a shadow over part of the table explains it (a player
+        leaning over it, a person between the lamp and the table; ``diff.shade_gains``: cells
+        that look the same but darker or brighter, and a smooth field of those gains over the
+        board), this view is read with the shadow taken off (``self.shade``), when that at
+        least halves the part of the table that changed and leaves none of the window's outer
+        ring changed; otherwise the changes stand. The baseline then keeps the table as it
+        looks without the shadow."""
         pairs = [(c, self.baseline[c], self._look(board, c)) for c in changes.fractions]
         gains = shade_gains(pairs, self.config.diff_threshold)
         field = shade_field(gains, board.cells())
@@ -1058,9 +1060,10 @@ class Tracker:
         ):
             self.shade = None  # not a shadow: an arm, or the table changed
             return board, changes
-        darkest = min(field.values())
         log.info(
-            "a shadow on the table (down to %.0f %% of the light): read without it", 100 * darkest
+            "a shadow on the table (its light %.0f to %.0f %% of what it was): read without it",
+            100 * min(field.values()),
+            100 * max(field.values()),
         )
         return board_now, changes_now
 
