@@ -555,14 +555,17 @@ class Tracker:
             or self.gate.still_run != self.gate.config.settle_frames
         ):
             return S.ASKING
-        changes = self._changes(self._board())
+        board = self._board()
+        changes = self._changes(board)
+        if changes.altered or len(changes.new_tiles) + len(changes.illegal) > 2:
+            board, changes = self._follow_shade(board, changes)  # a shadow is no tile
         frontier = self.game.board.frontier
         beyond = [
             c
             for c in changes.new_tiles + changes.illegal
             if c != pending.cell and (c in frontier or pending.cell in _neighbours(c))
         ]
-        if beyond:
+        if beyond and not changes.altered:  # placed tiles changed: wait for a clear view
             log.info("tracker: a tile at %s laid with the question open: played on", beyond)
             pending.played_on = self._frame  # the next tile is read in it once applied
             self._emit(PlayedOn(pending.observation.best))
