@@ -104,6 +104,7 @@ HANDLERS = {
 
 LATE_FOLLOWER_CHANGED = 0.3  # of a follower's pixels on the last tile that changed, at least
 SHADED_CELLS = 3  # cells changed a little that may be a shadow's (_follow_shade), at least
+QUIET_VIEWS = 4  # still moments too short to settle kept between readings (Tracker.quiet)
 SHADE_MIN = 0.05  # the least change of light (gain off 1) that _follow_shade takes off
 
 
@@ -350,6 +351,8 @@ class Tracker:
         self.reaching_reads = 0  # settled readings in a row with an arm reaching in
         self.reaching_looks: dict[tuple[int, int], Look] = {}  # the ring it changed, last read
         self.read_thumb: np.ndarray | None = None  # motion thumbnail of the last reading
+        # frames of still moments since the last reading too short to settle, oldest first
+        self.quiet: list[np.ndarray] = []
         self.settled_at: float | None = None
         self.latencies: list[float] = []  # settled -> observation, seconds
         self._out: list[Observation] = []
@@ -440,6 +443,10 @@ class Tracker:
         if self.gate.settled:
             self.settled_at = self.clock()
             return S.DECODING
+        if motion is Motion.STILL and self.gate.still_run == 1:
+            # a still moment too short to settle (the next hand came): kept, to tell in which
+            # order tiles the table showed together were laid
+            self.quiet = [*self.quiet, self._frame][-QUIET_VIEWS:]
         return S.SETTLING
 
     def _decoding(self, motion: Motion) -> State:
@@ -476,6 +483,7 @@ class Tracker:
                 log.info("tiles laid together at %s: read one after the other", together)
                 self.queued = set(together[1:])
                 changes.new_tiles, changes.illegal = together[:1], []
+        self.quiet = []
         self.last_changes = changes
         for cell in changes.small:
             if cell in self.expected_vanish:
@@ -1111,6 +1119,9 @@ class Tracker:
         first = [c for c in cells if c in frontier or self._beside_unread(c)]
         if apart or not first:
             return []
+        earlier = self._laid_by_then(board, first)
+        if earlier:  # a still moment between the two showed the first alone
+            first = earlier
         if len(first) > 1:
             game = self.game
             nxt = game.players[(game.current + 1) % len(game.players)].colour
@@ -1124,6 +1135,23 @@ class Tracker:
 
             first.sort(key=laid_later)
         return [first[0]] + [c for c in cells if c != first[0]]
+
+    def _laid_by_then(self, board: Board, cells: list) -> list:
+        """Of ``cells`` (new tiles the settled ``board`` shows together), those that an earlier
+        still moment (``self.quiet``) already showed as they lie now, from the earliest moment
+        that showed some but not all of them; empty when none tells. A hand held still over a
+        cell does not look like the tile that lies there now."""
+        cfg = self.config
+        now = [self._look(board, c) for c in cells]
+        for frame in self.quiet:
+            view = board_looks(self._cut(self.rectifier, frame, board.window), cfg.diff_inset)
+            alike = self._cell_changes([(view[c], n) for c, n in zip(cells, now, strict=True)])
+            laid = [
+                c for c, a in zip(cells, alike, strict=True) if a.fraction < cfg.tile_change / 2
+            ]
+            if 0 < len(laid) < len(cells):
+                return laid
+        return []
 
     def _whole_view_changed(self, ch: Changes) -> bool:
         return len(ch.altered) >= max(3, len(self.game.board.tiles) // 2)

@@ -1036,3 +1036,23 @@ def test_a_player_s_shadow_over_the_board_is_no_change_of_the_table(drawn_game, 
     tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
     assert _watched(tracker, _in_shadow(drawn_game, drawn_frames)) == []
     assert game.log == drawn_game.game.log
+
+
+def test_tiles_laid_together_are_read_in_the_order_a_still_moment_showed():
+    """A turn that never settled: the table was still for a moment with the first tile alone,
+    then the next player's hand came. Both tiles are read from the view that shows them
+    together, the one that moment showed first, whatever their figures would suggest."""
+    from meeplecam.vision.live.drawn import DrawnConfig, DrawnGame
+
+    drawn = DrawnGame(seed=4, max_turns=6, config=DrawnConfig(frame_size=(960, 540)))
+    frames, seen = [], 0
+    for frame, truth in drawn.frames():
+        if truth["event"] == 3:  # the hand leaves turn 4's tile, two still frames, no more
+            seen += 1
+            if 3 < seen <= 1 + drawn.config.settled_frames:
+                continue
+        frames.append(frame)
+    game = _fresh(drawn)
+    tracker = Tracker(game, Rectifier(drawn.grid_to_image), people_answer=False)
+    _watched(tracker, frames)
+    assert game.log == drawn.game.log
