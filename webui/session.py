@@ -303,19 +303,14 @@ class GameSession:
             self._changed()
 
     def _answer_played(self, question: Question, event: Event) -> None:
-        """The answer to a question whose best option was taken while play went on."""
-        index = question.turn
-        if index >= len(self.game.log):
-            raise SessionError(f"turn {index + 1} was undone: dismiss the question")
-        old = self.game.log[index]
-        if event != old:
-            was = event_to_dict(self.game, old)
-            self.game.replace(index, event)  # IllegalTurn leaves the question open
-            self._history("answered", index + 1, old, was)
-            self._note("correction", f"turn {index + 1} is now {describe(self.game, event)}")
+        """The answer to a question whose best option was taken while play went on: a
+        correction of that turn, when it differs."""
+        if question.turn >= len(self.game.log):
+            raise SessionError(f"turn {question.turn + 1} was undone: dismiss the question")
+        if event != self.game.log[question.turn]:
+            self.correct(question.turn, event)  # IllegalTurn leaves the question open
         del self.questions[question.id]
-        self.phase = Phase.FINISHED if self.game.is_over else Phase.PLAYING
-        self._changed()
+        self._changed(save=False)
 
     def _turn_removed(self, index: int) -> None:
         """Turn ``index`` left the log: a question about it goes, and those about later turns

@@ -183,7 +183,7 @@ def test_a_question_left_open_while_play_goes_on_corrects_its_turn(host, session
     assert response.status_code == 200, response.get_json()
     assert session.game.log == [right, *later]
     assert not session.questions
-    assert read_record_file(session.record_path)["history"][-1]["action"] == "answered"
+    assert read_record_file(session.record_path)["history"][-1]["action"] == "corrected"
 
 
 def test_a_question_about_a_turn_taken_back_goes_with_it(session):
