@@ -228,17 +228,11 @@ class GameSession:
         (its best option) is applied for now, and the question stays open as a correction of
         that turn. Raises IllegalTurn (game unchanged) if the rules refuse it."""
         with self.lock:
-            self._playing()
-            self.game.apply(event)
-            self.drawn_tile = None
-            index = len(self.game.log) - 1
+            self.commit(event)
             asked = [q for q in self.questions.values() if q.turn is None and event in q.options]
             if asked:
-                asked[-1].turn = index
-            self._note("commit", f"turn {index + 1}: {describe(self.game, event)} (not answered)")
-            if self.game.is_over:
-                self.phase = Phase.FINISHED
-            self._changed()
+                asked[-1].turn = len(self.game.log) - 1
+                self._changed(save=False)
 
     def warn(self, text: str, image=None) -> None:
         with self.lock:
