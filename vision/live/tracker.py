@@ -1049,8 +1049,8 @@ class Tracker:
         return board_now, changes_now
 
     def _follow_shade(self, board: Board, changes: Changes) -> tuple[Board, Changes]:
-        """More than one new tile changed (looked at before the light over the whole table,
-        :meth:`_follow_light`): if a shadow over part of the table explains it (a player
+        """More of the table changed than one new tile (looked at before the light over the
+        whole table, :meth:`_follow_light`): if a shadow over part of the table explains it (a player
         leaning over it, a person between the lamp and the table; ``diff.shade_gains``: cells
         that look the same but darker or brighter, and a smooth field of those gains over the
         board), this view is read with the shadow taken off (``self.shade``), when that at
