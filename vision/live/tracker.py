@@ -1056,13 +1056,9 @@ class Tracker:
         board), this view is read with the shadow taken off (``self.shade``), when that at
         least halves the part of the table that changed and leaves none of the window's outer
         ring changed; otherwise the changes stand. The baseline then keeps the table as it
-        looks without the shadow. A change the same all over the table is left to
-        :meth:`_follow_light`, whose map is kept (a shadow is worked out again on each view)."""
+        looks without the shadow."""
         pairs = [(c, self.baseline[c], self._look(board, c)) for c in changes.fractions]
         gains = shade_gains(pairs, self.config.diff_threshold)
-        measured = np.array(list(gains.values()))
-        if len(measured) >= 8 and np.subtract(*np.percentile(measured, [95, 5])) < 2 * SHADE_MIN:
-            return board, changes  # the same all over: the light changed (_follow_light)
         field = shade_field(gains, board.cells())
         if not gains or all(abs(g - 1.0) < SHADE_MIN for g in field.values()):
             return board, changes
