@@ -199,14 +199,11 @@ def shade_gains(
 
 
 def shade_field(gains: dict[Cell, float], cells, reach: int = 1) -> dict[Cell, float]:
-    """A gain for each of ``cells``: its own where it was measured (:func:`shade_gains`),
-    else the median of those measured within ``reach`` cells, then twice as far; 1 where none
-    was. A cell that changed for another reason (a new tile) takes its neighbours' light."""
+    """A gain for each of ``cells``, smooth over the board: the median of the gains measured
+    (:func:`shade_gains`) within ``reach`` cells, then twice as far; 1 where none was. A cell
+    that changed for another reason (a new tile) takes its neighbours' light."""
     field = {}
     for x, y in cells:
-        if (x, y) in gains:
-            field[(x, y)] = gains[(x, y)]
-            continue
         for r in (reach, 2 * reach):
             near = [
                 g
