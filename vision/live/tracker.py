@@ -104,6 +104,7 @@ HANDLERS = {
 
 LATE_FOLLOWER_CHANGED = 0.3  # of a follower's pixels on the last tile that changed, at least
 SHADED_CELLS = 3  # cells changed a little that may be a shadow's (_follow_shade), at least
+SHADE_REPAIR = 0.85  # a tile read under a shadow darker than this is not proof to repair on
 QUIET_VIEWS = 4  # still moments too short to settle kept between readings (Tracker.quiet)
 SHADE_MIN = 0.05  # the least change of light (gain off 1) that _follow_shade takes off
 
@@ -1278,7 +1279,10 @@ class Tracker:
             if game.remaining.get(tile.id, 0) <= 0 and counts.get(tile.id, 0) > 0
             for r in tile.rotations_fitting(pattern)
         ]
-        may_repair = not self.people_answer and not self.reading_again
+        # an earlier turn is read again on the tracker's own say only on a tile seen in full
+        # light: under a shadow taken off, the tile's colours are a guess (SHADE_REPAIR)
+        shaded = self.shade is not None and self.shade.get(cell, 1.0) < SHADE_REPAIR
+        may_repair = not self.people_answer and not self.reading_again and not shaded
         if not options:
             text = f"a tile at ({cell[0]},{cell[1]}), but no tile left in the bag fits there"
             if spent:
