@@ -118,6 +118,40 @@ def test_a_turn_read_wrong_is_read_again_when_the_tile_it_took_turns_up(drawn_ga
     assert laid == [(t.tile, t.cell, t.rotation) for t in truth[:5]]
 
 
+def test_a_tile_read_under_a_dark_shadow_reads_no_earlier_turn_again(
+    drawn_game, drawn_frames, monkeypatch
+):
+    """The same misread, but the WI2 is laid under a player's shadow taken off the view (a
+    third darker there): its colours are a guess, too little to give the copy back on, so
+    turn 3 stays as read and the new tile is not read as WI2."""
+    g = drawn_game.game
+    truth = list(g.log)
+    game = Game.start(g.tileset, g.players, g.options)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
+
+    decode = tracker._decode_tile
+
+    def in_shadow(board, cell):  # each tile read under a shadow (taken off as nothing)
+        tracker.shade = dict.fromkeys(board.cells(), 0.67)
+        return decode(board, cell)
+
+    monkeypatch.setattr(tracker, "_decode_tile", in_shadow)
+    monkeypatch.setattr("meeplecam.vision.live.tracker.unshaded", lambda board, field: board)
+    wrong = replace(truth[2], tile="WI2", rotation=180)
+    amends = []
+    for frame in drawn_frames:
+        for obs in tracker.feed(frame):
+            if isinstance(obs, Amend):
+                amends.append(obs)
+            elif isinstance(obs, Commit | Question):
+                read = obs.turn if isinstance(obs, Commit) else obs.best
+                game.apply(wrong if len(game.log) == 2 else read)
+        if len(game.log) == 5:
+            break
+    assert amends == []
+    assert game.log[2] == wrong and game.log[4].tile != "WI2"
+
+
 def test_with_people_at_the_table_a_spent_tile_is_asked_about(drawn_game, drawn_frames):
     g = drawn_game.game
     truth = list(g.log)
