@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from playing import watched
 
 from meeplecam.engine import Game, Turn
 from meeplecam.vision.live.observations import Amend, Commit, Question, Warning
@@ -90,29 +91,40 @@ def test_suspect_is_the_least_sure_copy(drawn_game):
     assert "earlier turns" in tracker._suspect("no-such-tile")
 
 
+def _with_turn_3_misread(drawn_game, drawn_frames, apply_amends: bool, prepare=None):
+    """The drawn game read by nobody until five turns are in, turn 3 (a V) put in as the set's
+    only WI2; ``prepare(tracker)`` first, if given. Returns the game and the amends the
+    tracker made (applied to the game with ``apply_amends``)."""
+    g = drawn_game.game
+    game = Game.start(g.tileset, g.players, g.options)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
+    if prepare is not None:
+        prepare(tracker)
+    wrong = replace(g.log[2], tile="WI2", rotation=180)
+    amends = []
+    for frame in drawn_frames:
+        for obs in tracker.feed(frame):
+            if isinstance(obs, Amend):
+                amends.append(obs)
+                if apply_amends:
+                    game.replace(obs.index, obs.turn)
+            elif isinstance(obs, Commit | Question):
+                read = obs.turn if isinstance(obs, Commit) else obs.best
+                game.apply(wrong if len(game.log) == 2 else read)
+        if len(game.log) == 5:
+            break
+    return game, amends
+
+
 def test_a_turn_read_wrong_is_read_again_when_the_tile_it_took_turns_up(drawn_game, drawn_frames):
     """Nobody corrected turn 3: its road curve (V) went into the game as WI2, the set's only
     WI2. When the real WI2 is laid two turns later, the tracker gives the copy back (turn 3 is
     read again as V, which its picture shows) and reads the new tile as WI2, rather than asking
     or taking some other tile for it (with nobody at the table, every later turn would pay).
     With people at the table it asks instead, naming the suspect copy."""
-    g = drawn_game.game
-    truth = list(g.log)
+    truth = list(drawn_game.game.log)
     assert (truth[2].tile, truth[4].tile) == ("V", "WI2")
-    game = Game.start(g.tileset, g.players, g.options)
-    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
-    wrong = replace(truth[2], tile="WI2", rotation=180)
-    amends = []
-    for frame in drawn_frames:
-        for obs in tracker.feed(frame):
-            if isinstance(obs, Amend):
-                amends.append(obs)
-                game.replace(obs.index, obs.turn)
-            elif isinstance(obs, Commit | Question):
-                read = obs.turn if isinstance(obs, Commit) else obs.best
-                game.apply(wrong if len(game.log) == 2 else read)
-        if len(game.log) == 5:
-            break
+    game, amends = _with_turn_3_misread(drawn_game, drawn_frames, apply_amends=True)
     assert [(a.index, a.turn.tile, a.turn.rotation) for a in amends] == [(2, "V", 270)]
     laid = [(t.tile, t.cell, t.rotation) for t in game.log]
     assert laid == [(t.tile, t.cell, t.rotation) for t in truth[:5]]
@@ -124,30 +136,19 @@ def test_a_tile_read_under_a_dark_shadow_reads_no_earlier_turn_again(
     """The same misread, but the WI2 is laid under a player's shadow taken off the view (a
     third darker there): its colours are a guess, too little to give the copy back on, so
     turn 3 stays as read and the new tile is not read as WI2."""
-    g = drawn_game.game
-    truth = list(g.log)
-    game = Game.start(g.tileset, g.players, g.options)
-    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
+    wrong = replace(drawn_game.game.log[2], tile="WI2", rotation=180)
 
-    decode = tracker._decode_tile
+    def in_shadow(tracker):
+        decode = tracker._decode_tile
 
-    def in_shadow(board, cell):  # each tile read under a shadow (taken off as nothing)
-        tracker.shade = dict.fromkeys(board.cells(), 0.67)
-        return decode(board, cell)
+        def decode_in_shadow(board, cell):  # each tile read under a shadow (taken off as nothing)
+            tracker.shade = dict.fromkeys(board.cells(), 0.67)
+            return decode(board, cell)
 
-    monkeypatch.setattr(tracker, "_decode_tile", in_shadow)
+        monkeypatch.setattr(tracker, "_decode_tile", decode_in_shadow)
+
     monkeypatch.setattr("meeplecam.vision.live.tracker.unshaded", lambda board, field: board)
-    wrong = replace(truth[2], tile="WI2", rotation=180)
-    amends = []
-    for frame in drawn_frames:
-        for obs in tracker.feed(frame):
-            if isinstance(obs, Amend):
-                amends.append(obs)
-            elif isinstance(obs, Commit | Question):
-                read = obs.turn if isinstance(obs, Commit) else obs.best
-                game.apply(wrong if len(game.log) == 2 else read)
-        if len(game.log) == 5:
-            break
+    game, amends = _with_turn_3_misread(drawn_game, drawn_frames, False, in_shadow)
     assert amends == []
     assert game.log[2] == wrong and game.log[4].tile != "WI2"
 
@@ -185,13 +186,7 @@ def test_tiles_laid_beside_a_tile_that_could_not_be_read_are_put_in_at_the_end(
     bag = dict(game.remaining)
     _spend_every_fitting_tile(game, g.log[0], None)
     tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
-    warnings = []
-    for frame in drawn_frames:
-        for obs in tracker.feed(frame):
-            if isinstance(obs, Warning):
-                warnings.append(obs.text)
-            else:
-                game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
+    warnings = watched(tracker, drawn_frames)
     tracker.sync()
     unread = list(tracker.unread)
     assert unread[0] == g.log[0].cell

@@ -9,6 +9,7 @@ from itertools import combinations, product
 import numpy as np
 import pytest
 from cameras import camera_view
+from playing import watched
 
 from meeplecam.engine import ROTATIONS, Discard, Game, IllegalTurn, Player, Turn, find_tileset
 from meeplecam.engine import hints as engine_hints
@@ -489,7 +490,7 @@ def test_a_failure_while_learning_from_a_turn_does_not_stop_the_game(drawn_game,
         return learn(*args, **kwargs)
 
     tracker.scorer.learn = learn_once_badly
-    warnings = _watched(tracker, drawn_frames)
+    warnings = watched(tracker, drawn_frames)
     assert failures
     assert not warnings  # the turn after it lay next to the board the tracker knew
     assert len(game.board.tiles) == 13  # the start tile and all twelve turns
@@ -587,19 +588,6 @@ def _read_by_nobody(drawn_game, drawn_frames) -> Tracker:
             game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
     assert game.log == drawn_game.game.log
     return tracker
-
-
-def _watched(tracker: Tracker, frames) -> list[str]:
-    """``frames`` fed to ``tracker``, every commit and each question's best option applied to
-    its game (nobody answering); returns the warnings' texts."""
-    warnings = []
-    for frame in frames:
-        for obs in tracker.feed(frame):
-            if isinstance(obs, Warning):
-                warnings.append(obs.text)
-            else:
-                tracker.game.apply(obs.turn if isinstance(obs, Commit) else obs.best)
-    return warnings
 
 
 def _misread(read: list, index: int, tile: str, rotation: int):
@@ -819,7 +807,7 @@ def test_a_figure_laid_when_the_game_had_no_follower_left_is_given_back_at_the_e
     game = _fresh(drawn_game)
     tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
     game.supply[:] = [0] * len(game.players)  # as the misreads left it
-    warnings = _watched(tracker, drawn_frames)
+    warnings = watched(tracker, drawn_frames)
     truth = drawn_game.game.log
     assert [replace(t, meeple=None) for t in truth] == game.log
     laid = {t.cell for t in truth if t.meeple is not None}
@@ -840,7 +828,7 @@ def test_a_blob_with_no_clear_core_is_the_art_when_the_player_has_no_follower_le
     tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=True)
     monkeypatch.setattr(tracker.scorer, "figure_clear", lambda crop, colour, mask: False)
     game.supply[:] = [0] * len(game.players)
-    warnings = _watched(tracker, drawn_frames)
+    warnings = watched(tracker, drawn_frames)
     assert [replace(t, meeple=None) for t in drawn_game.game.log] == game.log
     assert warnings == []
     assert not tracker.figures_read  # no figure remembered for the review either
@@ -1034,7 +1022,7 @@ def test_a_player_s_shadow_over_the_board_is_no_change_of_the_table(drawn_game, 
     for changed tiles, the whole view was said to have changed, and turns were lost."""
     game = _fresh(drawn_game)
     tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
-    assert _watched(tracker, _in_shadow(drawn_game, drawn_frames)) == []
+    assert watched(tracker, _in_shadow(drawn_game, drawn_frames)) == []
     assert game.log == drawn_game.game.log
 
 
@@ -1054,5 +1042,5 @@ def test_tiles_laid_together_are_read_in_the_order_a_still_moment_showed():
         frames.append(frame)
     game = _fresh(drawn)
     tracker = Tracker(game, Rectifier(drawn.grid_to_image), people_answer=False)
-    _watched(tracker, frames)
+    watched(tracker, frames)
     assert game.log == drawn.game.log
