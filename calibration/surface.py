@@ -2,11 +2,10 @@
 
 A calibration view shows the table nearly empty (the start tile, a few followers, maybe the score
 track), so the table is the large region of one colour around the frame centre, unlike the floor
-around it: vision's :func:`~meeplecam.vision.table.find_table_region` (the same finder the live
-tracker uses with no profile) gives its region and a rough outline; :func:`segment` then finds
-the table edges at full resolution, the lens distortion that makes them straight, and intersects
-the straightened edges (a rounded corner does not move them: vision's
-:func:`~meeplecam.vision.edges.refine_outline`, which the live tracker uses too). What lies on the
+around it, or, on a floor of nearly its colour, the region of one hue: vision's
+:func:`~meeplecam.vision.table.locate_table` (the same finder the live tracker uses with no
+profile) gives its region, finds the table edges at full resolution, the lens distortion that
+makes them straight, and intersects the straightened edges (a rounded corner does not move them). What lies on the
 table is what differs from the table around it.
 """
 
@@ -17,9 +16,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from meeplecam.vision.edges import refine_outline
 from meeplecam.vision.errors import TableNotLocated
-from meeplecam.vision.table import find_table_region, order_corners
+from meeplecam.vision.table import locate_table
 
 from .errors import CalibrationError
 
@@ -35,19 +33,19 @@ class Surface:
     # per side, the share of its edge points on its line (a side cut through the table, where a
     # lamp's glare split the table's colour, follows no straight edge)
     support: tuple[float, ...] = (1.0, 1.0, 1.0, 1.0)
+    trusted: bool = True  # its colour, or its hue, stands out clearly from the floor's
 
 
 def segment(frame: np.ndarray) -> Surface:
     h, w = frame.shape[:2]
     try:
-        found = find_table_region(frame)
+        located = locate_table(frame)
     except TableNotLocated as exc:
         raise CalibrationError(
             f"{exc}: click the table's four corners or lay the printed corner markers"
         ) from None
-    s, lab = found.scale, found.lab
-    sw = lab.shape[1]
-    corners, lens_k, support = refine_outline(frame, order_corners(found.quad / s))
+    found = located.region
+    lab, sw = found.lab, found.lab.shape[1]
     table_mask = cv2.resize(found.filled, (w, h), interpolation=cv2.INTER_NEAREST)
     # Things on the table: unlike the table around them (a median over several tile sizes), so a
     # smooth glare spot or uneven light is table, and a tile or a follower is not.
@@ -58,4 +56,13 @@ def segment(frame: np.ndarray) -> Surface:
     things = ((diff > tol) & (inside > 0)).astype(np.uint8)
     holes = cv2.resize(things, (w, h), interpolation=cv2.INTER_NEAREST)
     colour = np.median(lab[found.region > 0], axis=0)
-    return Surface(corners, table_mask, holes, colour, lens_k, found.contrast, support)
+    return Surface(
+        located.corners,
+        table_mask,
+        holes,
+        colour,
+        located.lens_k,
+        found.contrast,
+        located.support,
+        located.trusted,
+    )

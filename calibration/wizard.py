@@ -28,6 +28,8 @@ from meeplecam.vision import lens
 from meeplecam.vision.edges import refine_outline
 from meeplecam.vision.profile import FrameInfo, Profile, Scale, TableOutline, lab_to_bgr
 from meeplecam.vision.table import (
+    MIN_CONTRAST,
+    MIN_EDGE_SUPPORT,
     apply_homography,
     edge_image,
     order_corners,
@@ -113,24 +115,27 @@ def run(frame: np.ndarray, options: Options | None = None, say=print) -> Result:
             "step 1/5 table: outline detected (weakest side straight along "
             f"{100 * min(surface.support):.0f} % of it); check it on the preview"
         )
-        cfg = settings("table")
-        if surface.contrast < cfg["min_contrast"]:
+        if not surface.trusted:
             # Measured on synthetic tables: below this the colour clusters of the table and the
-            # floor merge and the outline is often off by 10 % of the table or more.
+            # floor merge and the outline is often off by 10 % of the table or more (unless its
+            # hue alone outlines it, on straight sides).
             warn(
                 f"the table's colour is close to the floor's (contrast {surface.contrast:.0f}, "
-                f"needs {cfg['min_contrast']:.0f}), so its outline cannot be trusted: give the "
+                f"needs {MIN_CONTRAST:.0f}), so its outline cannot be trusted: give the "
                 "corners (--corners / --click) or use the corner markers (--markers)"
             )
-        elif min(surface.support) < cfg["min_edge_support"]:
+        elif min(surface.support) < MIN_EDGE_SUPPORT:
             # A side that follows no straight edge was cut through the table (a lamp's glare
-            # split its colour). Measured on 100 synthetic scenes: the three wrong outlines had
-            # 0.16-0.24 on their worst side, the right ones 0.33 or more.
+            # split its colour).
             side = ("top", "right", "bottom", "left")[int(np.argmin(surface.support))]
+            where = (
+                "no side of the detected outline follows a straight table edge"
+                if max(surface.support) == 0
+                else f"the detected outline's {side} side follows no straight table edge"
+            )
             warn(
-                f"the detected outline's {side} side follows no straight table edge: confirm it "
-                "on the preview, or give the corners (--corners / --click) or use the corner "
-                "markers (--markers)"
+                f"{where}: confirm it on the preview, or give the corners (--corners / --click) "
+                "or use the corner markers (--markers)"
             )
     if surface is None:
         surface = _surface_for(frame, corners)
@@ -140,7 +145,7 @@ def run(frame: np.ndarray, options: Options | None = None, say=print) -> Result:
         "  corners (fractions of the frame): "
         + "  ".join(f"({u:.4f}, {v:.4f})" for u, v in result.profile.table.corners)
     )
-    if surface.lens_k == 0.0 and min(surface.support) < settings("table")["min_edge_support"]:
+    if surface.lens_k == 0.0 and min(surface.support) < MIN_EDGE_SUPPORT:
         note("  lens: not measured (the table's edges are not clear straight lines); k = 0")
     else:
         note(f"  lens: k = {surface.lens_k:+.4f} (division model, from the straight table edges)")
@@ -349,7 +354,7 @@ def _surface_for(frame: np.ndarray, corners: np.ndarray) -> Surface:
     inner = cv2.erode(mask, np.ones((9, 9), np.uint8))
     objects = cv2.morphologyEx(objects & inner, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     _, lens_k, support = refine_outline(frame, corners)
-    if min(support) < settings("table")["min_edge_support"]:
+    if min(support) < MIN_EDGE_SUPPORT:
         lens_k = 0.0
     return Surface(corners, mask, objects, colour, lens_k, support=support)
 
