@@ -155,6 +155,7 @@ MIN_TABLE_SHARE = 0.1  # of the frame that a table covers, at least
 CLEARLY_BETTER = 1.15  # an outline's fit times its rim's contrast, over the fuller region's
 # of the diagonal: how far the sub-pixel edges may move a rough corner, unless they are straight
 MAX_REFINE_SHIFT = 0.02
+REFINE_ROUNDS = 4  # of finding the sub-pixel edges, each from the last's outline, at most
 MIN_CONTRAST = 10.0  # Lab distance between a table's rim and what lies beyond it, at least
 # a table found by its hue: the step in hue at its rim over the hue's spread there, at least (50
 # synthetic games: 2.6 to 9.5 where the outline is right)
@@ -256,7 +257,16 @@ def _refined(frame: np.ndarray, region: TableRegion, trusted: bool) -> TableFoun
     from .edges import refine_outline
 
     rough = order_corners(region.quad / region.scale)
+    # Each round looks for the edges in a band around the last round's outline: a faint edge (a
+    # table of nearly the floor's colour) far from the rough outline is reached in two or three.
+    # A round that leaves a side less straight found something else's edge (the table's own
+    # lower rim, a floorboard): the last round before it stands.
     corners, lens_k, support = refine_outline(frame, rough)
+    for _ in range(REFINE_ROUNDS - 1):
+        again = refine_outline(frame, corners)
+        if min(again[2]) < min(support):
+            break
+        corners, lens_k, support = again
     diagonal = float(np.linalg.norm(rough[2] - rough[0]))
     far = np.linalg.norm(corners - rough, axis=1).max() > MAX_REFINE_SHIFT * diagonal
     if far and min(support) < MIN_EDGE_SUPPORT:
