@@ -157,15 +157,15 @@ CLEARLY_BETTER = 1.15  # an outline's fit times its rim's contrast, over the ful
 MAX_REFINE_SHIFT = 0.02
 REFINE_ROUNDS = 4  # of finding the sub-pixel edges, each from the last's outline, at most
 MIN_CONTRAST = 10.0  # Lab distance between a table's rim and what lies beyond it, at least
-# a table found by its hue: the step in hue at its rim over the hue's spread there, at least (50
-# synthetic games: 2.6 to 9.5 where the outline is right)
+# a table found by its hue: the step in hue at its rim over the hue's spread there, at least (40
+# synthetic games, snowy and scans: 2.6 to 9.5 where the outline is right)
 MIN_HUE_SEPARATION = 2.5
 # per side, the share of its edge points on its line (calibration's ``min_edge_support``: wrong
 # outlines of 100 synthetic scenes had 0.16-0.24 on their weakest side, right ones 0.33 or more)
 MIN_EDGE_SUPPORT = 0.25
 # how much more of its weakest side a hue outline has on its line than the colour's, to replace it
-# (40 synthetic games and 100 calibration scenes: a smaller margin changes none of the outlines
-# that are wrong, and changes right ones for others as right)
+# (40 synthetic games and 100 calibration scenes: a smaller margin puts right none of the wrong
+# outlines, and swaps right ones for others as right)
 CLEARLY_STRAIGHTER = 0.2
 GROW_STEPS = (1, 1.5, 2, 3, 4)  # Lab steps between neighbours a table's surface may make
 
@@ -285,10 +285,10 @@ def _work_copy(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
 
 def find_table_region(frame: np.ndarray, work=None) -> TableRegion:
     """The table as the large region of one colour that fills the frame's centre but not its
-    border, on a small copy (``work``: :func:`_work_copy`'s, when made already). Three guesses:
-    Lab k-means' colour classes; a fill grown from
-    their middle over small colour steps; the colour classes with lightness counting half (a
-    table in a lamp's fall-off can be as dark as the floor but not of its hue). Of the first two,
+    border, on a small copy (``work``: :func:`_work_copy`'s, when made already). Three
+    guesses: Lab k-means' colour classes; a fill grown from their middle over small colour
+    steps; the colour classes with lightness counting half (a table in a lamp's fall-off can be
+    as dark as the floor but not of its hue). Of the first two,
     the one that fills its quadrilateral better (a leak into the floor or a notch of glare
     leaves a ragged region); any guess whose quadrilateral both fits its region (intersection
     over union) and has a sharper rim (the colour inside against outside: a side cut through

@@ -233,11 +233,17 @@ def test_an_outline_whose_sides_follow_no_edge_warns(monkeypatch):
     from meeplecam.calibration import surface, wizard
 
     frame, _ = _bench_scene(1046)
-    cut = replace(surface.segment(frame), support=(0.1, 0.8, 0.7, 0.8))
+    found = surface.segment(frame)
+    cut = replace(found, support=(0.1, 0.8, 0.7, 0.8))
     monkeypatch.setattr(wizard, "segment", lambda frame: cut)
     result = wizard.run(frame, wizard.Options(), say=lambda line: None)
     assert any("top side follows no straight table edge" in w for w in result.warnings)
     assert not result.ok
+    # the edges found moved the rough outline far and along no line: none of them is kept
+    lost = replace(found, support=(0.0,) * 4)
+    monkeypatch.setattr(wizard, "segment", lambda frame: lost)
+    result = wizard.run(frame, wizard.Options(), say=lambda line: None)
+    assert any("no side of the detected outline follows" in w for w in result.warnings)
 
 
 def test_an_outline_found_right_does_not_warn_though_its_region_spills():
