@@ -260,11 +260,12 @@ def _refined(frame: np.ndarray, region: TableRegion, trusted: bool) -> TableFoun
     # Each round looks for the edges in a band around the last round's outline: a faint edge (a
     # table of nearly the floor's colour) far from the rough outline is reached in two or three.
     # A round that leaves a side less straight found something else's edge (the table's own
-    # lower rim, a floorboard): the last round before it stands.
+    # lower rim, a floorboard), and one that moves no corner by half a pixel found the same
+    # edges again: the last round before it stands.
     corners, lens_k, support = refine_outline(frame, rough)
     for _ in range(REFINE_ROUNDS - 1):
         again = refine_outline(frame, corners)
-        if min(again[2]) < min(support):
+        if min(again[2]) < min(support) or np.abs(again[0] - corners).max() < 0.5:
             break
         corners, lens_k, support = again
     diagonal = float(np.linalg.norm(rough[2] - rough[0]))
