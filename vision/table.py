@@ -167,6 +167,7 @@ MIN_EDGE_SUPPORT = 0.25
 # (40 synthetic games and 100 calibration scenes: a smaller margin puts right none of the wrong
 # outlines, and swaps right ones for others as right)
 CLEARLY_STRAIGHTER = 0.2
+ASPECT_SURE = 0.02  # how much a table's proportions may change with a corner a pixel off
 GROW_STEPS = (1, 1.5, 2, 3, 4)  # Lab steps between neighbours a table's surface may make
 
 
@@ -474,6 +475,30 @@ def rectangle_aspect(quad_px, size) -> float | None:
     """Width over depth of the rectangle seen as ``quad_px`` (clockwise from the top-left), for a
     camera with square pixels and its principal point at the frame's centre (Zhang and He's
     whiteboard method); None when the view is too nearly head-on to tell."""
+    return _rectangle_aspect(np.asarray(quad_px, float), size)
+
+
+def sure_aspect(quad_px, size) -> float | None:
+    """:func:`rectangle_aspect` where a corner a pixel off (an outline found to a pixel) changes
+    it by ``ASPECT_SURE`` at most, else None. A table tilted away about one axis only, its
+    left and right sides nearly parallel in the picture, tells its proportions poorly: snowy
+    game 07006's true 1.76 came out 1.62 from corners within a pixel, and the start tile was
+    then "completed" to that shape, 5 px too wide."""
+    quad_px = np.asarray(quad_px, float)
+    aspect = _rectangle_aspect(quad_px, size)
+    if aspect is None:
+        return None
+    for corner in range(4):
+        for step in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            nudged = quad_px.copy()
+            nudged[corner] += step
+            other = _rectangle_aspect(nudged, size)
+            if other is None or abs(other / aspect - 1) > ASPECT_SURE:
+                return None
+    return aspect
+
+
+def _rectangle_aspect(quad_px, size) -> float | None:
     c = np.array([(size[0] - 1) / 2, (size[1] - 1) / 2])
     q = np.asarray(quad_px, float) - c
     m1, m2, m4, m3 = (np.r_[p, 1.0] for p in q)  # TL, TR, BR, BL
@@ -693,7 +718,7 @@ def apply_homography(hom: np.ndarray, pts) -> np.ndarray:
 
 def _complete_square(objects: np.ndarray, table: np.ndarray, quad: np.ndarray, size) -> np.ndarray:
     """A tile found much shorter one way than the other, on the table (its perspective undone
-    by the outline and the camera's proportions, :func:`rectangle_aspect`), lacks a strip whose
+    by the outline and the camera's proportions, :func:`sure_aspect`), lacks a strip whose
     colour is the table's (a city cap on a table of its colour): the square is completed on the
     end where the missing strip holds things unlike the table (the art's roofs and walls), if
     either does. ``objects``: :func:`objects_on_table`'s mask."""
@@ -702,7 +727,7 @@ def _complete_square(objects: np.ndarray, table: np.ndarray, quad: np.ndarray, s
     if np.array_equal(table, _whole_frame(w, h)):  # no table: the frame as seen from above,
         aspect, square = w / h, SQUARE_RATIO_UNSEEN  # and a tile a little short is the tilt
     else:
-        aspect = rectangle_aspect(table, size)
+        aspect = sure_aspect(table, size)
     if aspect is None:
         return quad
     unit = np.float32([[0, 0], [aspect, 0], [aspect, 1], [0, 1]])

@@ -50,3 +50,28 @@ def test_a_table_of_the_floors_colour_is_outlined_by_its_hue():
     diagonal = np.linalg.norm(true[2] - true[0])
     assert np.linalg.norm(found.corners - true, axis=1).max() < 0.01 * diagonal
     assert found.trusted and found.weakest_side >= 0.25
+
+
+def _table_seen(yaw_deg: float) -> np.ndarray:
+    """A 1200 x 800 mm table's corners seen by a 1280 x 720 camera tilted 25° towards it and
+    turned ``yaw_deg`` about the vertical."""
+    k = np.array([[900.0, 0, 639.5], [0, 900.0, 359.5], [0, 0, 1]])
+    tilt, yaw = np.deg2rad(25), np.deg2rad(yaw_deg)
+    r = np.array([[1, 0, 0], [0, np.cos(tilt), -np.sin(tilt)], [0, np.sin(tilt), np.cos(tilt)]])
+    r = r @ np.array([[np.cos(yaw), -np.sin(yaw), 0], [np.sin(yaw), np.cos(yaw), 0], [0, 0, 1]])
+    hom = k @ np.column_stack([r[:, 0], r[:, 1], [-600.0, -300.0, 1500.0]])
+    corners = np.array([[0, 0], [1200, 0], [1200, 800], [0, 800]], float)
+    seen = np.c_[corners, np.ones(4)] @ hom.T
+    return seen[:, :2] / seen[:, 2:]
+
+
+def test_a_tables_proportions_are_sure_only_where_a_pixel_does_not_change_them():
+    from meeplecam.vision.table import rectangle_aspect, sure_aspect
+
+    turned = _table_seen(12)  # both pairs of sides meet far off: the proportions are well told
+    assert sure_aspect(turned, (1280, 720)) == pytest.approx(1.5, rel=1e-3)
+    # Turned by a degree, the left and right sides nearly parallel: exact corners still give the
+    # proportions, but a pixel off would change them by several per cent.
+    nearly = _table_seen(1)
+    assert rectangle_aspect(nearly, (1280, 720)) == pytest.approx(1.5, rel=1e-3)
+    assert sure_aspect(nearly, (1280, 720)) is None

@@ -347,7 +347,7 @@ def start_tile_homography(table_px, tile_px, size, tile_mm: float = 45.0, gap_mm
     px, clockwise from the top-left): the tile's top side is north."""
     import cv2
 
-    from meeplecam.vision.table import rectangle_aspect
+    from meeplecam.vision.table import rectangle_aspect, sure_aspect
 
     table_px = np.asarray(table_px, np.float64).reshape(4, 2)
     tile_px = np.asarray(tile_px, np.float64).reshape(4, 2)
@@ -361,6 +361,8 @@ def start_tile_homography(table_px, tile_px, size, tile_mm: float = 45.0, gap_mm
     sx = np.hypot(e1[0], e2[0]) / tile_mm
     sy = np.hypot(e1[1], e2[1]) / tile_mm
     aspect = rectangle_aspect(table_px, size)
+    if aspect is not None and sure_aspect(table_px, size) is None:
+        aspect = sy / sx  # the outline tells its perspective but not its proportions: the tile's
     if aspect is None or abs((sy / sx) / aspect - 1) > 0.15:
         # The outline is no rectangle under a plausible camera (a shadow or the floor cut into
         # it): its perspective would mislead more than it helps. The tile alone, as an affine
