@@ -237,6 +237,8 @@ def locate_table(frame: np.ndarray) -> TableFound:
         found = _refined(frame, colour, colour.contrast >= MIN_CONTRAST)
     except TableNotLocated as exc:
         found, missed = None, exc
+    if found is not None and found.trusted and found.weakest_side + CLEARLY_STRAIGHTER > 1:
+        return found  # no outline is clearly straighter
     hue = _hue_region(small, lab, scale)
     by_hue = _refined(frame, hue, True) if hue is not None else None
     if (
