@@ -5,8 +5,8 @@ track), so the table is the large region of one colour around the frame centre, 
 around it, or, on a floor of nearly its colour, the region of one hue: vision's
 :func:`~meeplecam.vision.table.locate_table` (the same finder the live tracker uses with no
 profile) gives its region, finds the table edges at full resolution, the lens distortion that
-makes them straight, and intersects the straightened edges (a rounded corner does not move them). What lies on the
-table is what differs from the table around it.
+makes them straight, and intersects the straightened edges (a rounded corner does not move
+them). What lies on the table is what differs from the table around it.
 """
 
 from __future__ import annotations
