@@ -34,6 +34,7 @@ class Surface:
     # lamp's glare split the table's colour, follows no straight edge)
     support: tuple[float, ...] = (1.0, 1.0, 1.0, 1.0)
     trusted: bool = True  # its colour, or its hue, stands out clearly from the floor's
+    by_hue: bool = False  # outlined by its hue alone (see vision.table.locate_table)
 
 
 def segment(frame: np.ndarray) -> Surface:
@@ -65,4 +66,5 @@ def segment(frame: np.ndarray) -> Surface:
         found.contrast,
         located.support,
         located.trusted,
+        located.by_hue,
     )

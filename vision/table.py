@@ -218,6 +218,7 @@ class TableFound:
     lens_k: float  # division-model distortion that straightens the sides (0 when not measured)
     support: tuple[float, ...]  # per side, the share of its edge points on its line
     trusted: bool  # its colour (or hue) stands out from the surroundings' clearly enough
+    by_hue: bool = False  # found by its hue alone (its colour's outline was less straight)
 
     @property
     def weakest_side(self) -> float:
@@ -240,23 +241,25 @@ def locate_table(frame: np.ndarray) -> TableFound:
     if found is not None and found.trusted and found.weakest_side + CLEARLY_STRAIGHTER > 1:
         return found  # no outline is clearly straighter
     hue = _hue_region(small, lab, scale)
-    by_hue = _refined(frame, hue, True) if hue is not None else None
+    hue_found = _refined(frame, hue, True, by_hue=True) if hue is not None else None
     if (
-        by_hue is not None
-        and by_hue.weakest_side >= MIN_EDGE_SUPPORT
+        hue_found is not None
+        and hue_found.weakest_side >= MIN_EDGE_SUPPORT
         and (
             found is None
             or not found.trusted
-            or by_hue.weakest_side >= found.weakest_side + CLEARLY_STRAIGHTER
+            or hue_found.weakest_side >= found.weakest_side + CLEARLY_STRAIGHTER
         )
     ):
-        return by_hue
+        return hue_found
     if found is None:
         raise missed
     return found
 
 
-def _refined(frame: np.ndarray, region: TableRegion, trusted: bool) -> TableFound:
+def _refined(
+    frame: np.ndarray, region: TableRegion, trusted: bool, by_hue: bool = False
+) -> TableFound:
     from .edges import refine_outline
 
     rough = order_corners(region.quad / region.scale)
@@ -274,8 +277,8 @@ def _refined(frame: np.ndarray, region: TableRegion, trusted: bool) -> TableFoun
     diagonal = float(np.linalg.norm(rough[2] - rough[0]))
     far = np.linalg.norm(corners - rough, axis=1).max() > MAX_REFINE_SHIFT * diagonal
     if far and min(support) < MIN_EDGE_SUPPORT:
-        return TableFound(region, rough, 0.0, (0.0,) * 4, trusted)  # edges of something else
-    return TableFound(region, corners, lens_k, support, trusted)
+        return TableFound(region, rough, 0.0, (0.0,) * 4, trusted, by_hue)  # something else's
+    return TableFound(region, corners, lens_k, support, trusted, by_hue)
 
 
 def _work_copy(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:

@@ -49,7 +49,7 @@ def test_a_table_of_the_floors_colour_is_outlined_by_its_hue():
     true = np.asarray(view["table"])
     diagonal = np.linalg.norm(true[2] - true[0])
     assert np.linalg.norm(found.corners - true, axis=1).max() < 0.01 * diagonal
-    assert found.trusted and found.weakest_side >= 0.25
+    assert found.trusted and found.by_hue and found.weakest_side >= 0.25
 
 
 def _table_seen(yaw_deg: float) -> np.ndarray:
