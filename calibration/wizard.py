@@ -111,7 +111,9 @@ def run(frame: np.ndarray, options: Options | None = None, say=print) -> Result:
         note("step 1/5 table: the four corners you gave")
     else:
         corners, source = surface.corners, "detected"
-        how = " by the table's hue (its colour's outline was less straight)" if surface.by_hue else ""
+        how = (
+            " by the table's hue (its colour's outline was less straight)" if surface.by_hue else ""
+        )
         note(
             f"step 1/5 table: outline detected{how} (weakest side straight along "
             f"{100 * min(surface.support):.0f} % of it); check it on the preview"
