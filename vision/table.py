@@ -480,30 +480,6 @@ def rectangle_aspect(quad_px, size) -> float | None:
     """Width over depth of the rectangle seen as ``quad_px`` (clockwise from the top-left), for a
     camera with square pixels and its principal point at the frame's centre (Zhang and He's
     whiteboard method); None when the view is too nearly head-on to tell."""
-    return _rectangle_aspect(np.asarray(quad_px, float), size)
-
-
-def sure_aspect(quad_px, size) -> float | None:
-    """:func:`rectangle_aspect` where a corner a pixel off (an outline found to a pixel) changes
-    it by ``ASPECT_SURE`` at most, else None. A table tilted away about one axis only, its
-    left and right sides nearly parallel in the picture, tells its proportions poorly: snowy
-    game 07006's true 1.76 came out 1.62 from corners within a pixel, and the start tile was
-    then "completed" to that shape, 5 px too wide."""
-    quad_px = np.asarray(quad_px, float)
-    aspect = _rectangle_aspect(quad_px, size)
-    if aspect is None:
-        return None
-    for corner in range(4):
-        for step in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            nudged = quad_px.copy()
-            nudged[corner] += step
-            other = _rectangle_aspect(nudged, size)
-            if other is None or abs(other / aspect - 1) > ASPECT_SURE:
-                return None
-    return aspect
-
-
-def _rectangle_aspect(quad_px, size) -> float | None:
     c = np.array([(size[0] - 1) / 2, (size[1] - 1) / 2])
     q = np.asarray(quad_px, float) - c
     m1, m2, m4, m3 = (np.r_[p, 1.0] for p in q)  # TL, TR, BR, BL
@@ -518,6 +494,26 @@ def _rectangle_aspect(quad_px, size) -> float | None:
     a2 = (n2[0] ** 2 + n2[1] ** 2) / f2 + n2[2] ** 2
     a3 = (n3[0] ** 2 + n3[1] ** 2) / f2 + n3[2] ** 2
     return float(np.sqrt(a2 / a3))
+
+
+def sure_aspect(quad_px, size) -> float | None:
+    """:func:`rectangle_aspect` where a corner a pixel off (an outline found to a pixel) changes
+    it by ``ASPECT_SURE`` at most, else None. A table tilted away about one axis only, its
+    left and right sides nearly parallel in the picture, tells its proportions poorly: snowy
+    game 07006's true 1.76 came out 1.62 from corners within a pixel, and the start tile was
+    then "completed" to that shape, 5 px too wide."""
+    quad_px = np.asarray(quad_px, float)
+    aspect = rectangle_aspect(quad_px, size)
+    if aspect is None:
+        return None
+    for corner in range(4):
+        for step in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            nudged = quad_px.copy()
+            nudged[corner] += step
+            other = rectangle_aspect(nudged, size)
+            if other is None or abs(other / aspect - 1) > ASPECT_SURE:
+                return None
+    return aspect
 
 
 def four_lines(points: np.ndarray, tol: float = 1.5) -> np.ndarray | None:
