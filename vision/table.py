@@ -155,7 +155,9 @@ MIN_TABLE_SHARE = 0.1  # of the frame that a table covers, at least
 CLEARLY_BETTER = 1.15  # an outline's fit times its rim's contrast, over the fuller region's
 # of the diagonal: how far the sub-pixel edges may move a rough corner, unless they are straight
 MAX_REFINE_SHIFT = 0.02
-REFINE_ROUNDS = 4  # of finding the sub-pixel edges, each from the last's outline, at most
+# of finding the sub-pixel edges, each from the last's outline, at most: a faint edge far from
+# the rough outline is reached a band at a time (snowy 07006: five rounds)
+REFINE_ROUNDS = 8
 MIN_CONTRAST = 10.0  # Lab distance between a table's rim and what lies beyond it, at least
 # a table found by its hue: the step in hue at its rim over the hue's spread there, at least (40
 # synthetic games, snowy and scans: 2.6 to 9.5 where the outline is right)
@@ -264,14 +266,17 @@ def _refined(
 
     rough = order_corners(region.quad / region.scale)
     # Each round looks for the edges in a band around the last round's outline: a faint edge (a
-    # table of nearly the floor's colour) far from the rough outline is reached in two or three.
-    # A round that leaves a side less straight found something else's edge (the table's own
-    # lower rim, a floorboard), and one that moves no corner by half a pixel found the same
-    # edges again: the last round before it stands.
+    # table of nearly the floor's colour) far from the rough outline is reached in a few. A
+    # round that leaves the sides less straight on the whole found something else's edge (the
+    # table's own lower rim, a floorboard), and one that moves no corner by half a pixel found
+    # the same edges again: the last round before it stands. (The weakest side alone wavers
+    # while the edges close in one side at a time: stopping on it left 07006's outline 20 px
+    # short of its edge. On 300 frames of 50 games, within 1 % on all 300 (299), median error
+    # 0.81 px (0.84).)
     corners, lens_k, support = refine_outline(frame, rough)
     for _ in range(REFINE_ROUNDS - 1):
         again = refine_outline(frame, corners)
-        if min(again[2]) < min(support) or np.abs(again[0] - corners).max() < 0.5:
+        if np.mean(again[2]) < np.mean(support) or np.abs(again[0] - corners).max() < 0.5:
             break
         corners, lens_k, support = again
     diagonal = float(np.linalg.norm(rough[2] - rough[0]))

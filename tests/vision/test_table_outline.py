@@ -75,3 +75,64 @@ def test_a_tables_proportions_are_sure_only_where_a_pixel_does_not_change_them()
     nearly = _table_seen(1)
     assert rectangle_aspect(nearly, (1280, 720)) == pytest.approx(1.5, rel=1e-3)
     assert sure_aspect(nearly, (1280, 720)) is None
+
+
+def _scripted_refinement(monkeypatch, rounds):
+    """Each round of the sub-pixel refinement returns the next of ``rounds`` ((shift of every
+    corner in px, per-side support)), whatever it is given."""
+    from meeplecam.vision import edges
+
+    rough = np.array([[100.0, 100.0], [900.0, 100.0], [900.0, 600.0], [100.0, 600.0]])
+    script = iter(rounds)
+
+    def refine(frame, quad):
+        shift, support = next(script)
+        return rough + shift, 0.0, support
+
+    monkeypatch.setattr(edges, "refine_outline", refine)
+    return rough
+
+
+def test_the_edges_are_followed_while_the_sides_grow_straighter_as_a_whole(monkeypatch):
+    """Snowy game 07006: the search band reaches a faint table edge one side at a time, and the
+    weakest side wavers on the way (0.66 -> 0.50 -> 0.80 on its line). Stopping at the first
+    waver left the outline 20 px short; the rounds go on while the sides as a whole straighten,
+    until one moves no corner by half a pixel."""
+    from types import SimpleNamespace
+
+    from meeplecam.vision.table import _refined
+
+    rough = _scripted_refinement(
+        monkeypatch,
+        [
+            (8.0, (0.39, 0.51, 0.32, 0.51)),
+            (12.0, (0.48, 0.57, 0.38, 0.54)),
+            (16.0, (0.86, 0.66, 0.74, 0.76)),
+            (19.0, (0.95, 0.70, 0.50, 0.92)),
+            (20.0, (0.94, 0.80, 1.00, 0.92)),
+            (20.2, (0.94, 0.86, 1.00, 0.89)),  # the same edges again
+        ],
+    )
+    found = _refined(
+        np.zeros((700, 1000, 3), np.uint8), SimpleNamespace(quad=rough, scale=1.0), True
+    )
+    assert np.allclose(found.corners, rough + 20.0)
+    assert found.support == (0.94, 0.80, 1.00, 0.92)
+
+
+def test_a_round_that_leaves_the_sides_less_straight_found_something_elses_edge(monkeypatch):
+    from types import SimpleNamespace
+
+    from meeplecam.vision.table import _refined
+
+    rough = _scripted_refinement(
+        monkeypatch,
+        [
+            (2.0, (0.90, 1.00, 0.95, 1.00)),
+            (5.0, (0.75, 1.00, 0.76, 0.99)),  # the table's lower rim: fewer points on lines
+        ],
+    )
+    found = _refined(
+        np.zeros((700, 1000, 3), np.uint8), SimpleNamespace(quad=rough, scale=1.0), True
+    )
+    assert np.allclose(found.corners, rough + 2.0)
