@@ -10,7 +10,8 @@
   live app), ``--answers best`` takes each question's best option (``replay``); ``--model art``
   gives the tracker the art the games were drawn with, ``--model FILE`` a model file;
   ``--geometry find`` has the tracker find the table and start tile itself (no profile) instead
-  of taking the renderer's geometry; ``--dump DIR`` (with ``--answers players``) writes every
+  of taking the renderer's geometry, ``--geometry calibrate`` calibrates on the first settled
+  frame as ``meeplecam calibrate`` does and reads the game with that profile's geometry; ``--dump DIR`` (with ``--answers players``) writes every
   reading the players answered or corrected, with the cell's picture and each scorer term.
   What real tables do to a game, on rendered games: ``--bump DX,DY,DEG`` knocks the camera
   halfway through, ``--relight B,G,R`` changes the light there, ``--shadow D`` has a player's
@@ -256,6 +257,21 @@ def _reference(model: str | None, game, palette: str | None):
     return load_model(model)
 
 
+def _calibrating_locate(cell_px: int = 48):
+    """The tracker's ``locate`` as players who calibrate before the game: ``meeplecam
+    calibrate`` on the first settled frame (the start tile alone on the table, no followers
+    beside it), then that profile's geometry, warnings or not."""
+    from meeplecam.calibration.wizard import Options, run
+    from meeplecam.vision.live.rectify import ProfileRectifier
+
+    def locate(frame):
+        profile = run(frame, Options(followers=False), say=lambda line: None).profile
+        h, w = frame.shape[:2]
+        return ProfileRectifier(profile.scale, (w, h), cell_px)
+
+    return locate
+
+
 def _spot_config(games_dir: str | None, name: str):
     """The tracker watching the drawn-tile spot of a game rendered with ``--drawn-spot``."""
     from meeplecam.vision.live.tracker import TrackerConfig
@@ -287,7 +303,8 @@ def bench_latency(
     still amend it: a Gingerbread Man moved after the table settled) and enter a missed turn
     by hand, so each turn is read against a true board (the live app). ``geometry``: ``truth``
     gives the tracker the renderer's table geometry (a stand-in for calibration), ``find`` has
-    it find the table and the start tile on the first settled frame (no profile at all).
+    it find the table and the start tile on the first settled frame (no profile at all),
+    ``calibrate`` calibrates on that frame (:func:`_calibrating_locate`).
     ``bump`` (dx, dy, degrees) knocks the camera halfway through each game (``_knocked``);
     ``thinking`` holds each drawn tile still over the board for that many more frames;
     ``relight`` (blue, green, red gains) changes the light where ``bump`` would knock;
@@ -304,7 +321,8 @@ def bench_latency(
     totals = dict.fromkeys(("turns", *COUNTS), 0)
     no_question = by_cell = 0
     drawn_right = drawn_seen = 0
-    games = _replay_games(games_dir, count, find_table=geometry == "find")
+    games = _replay_games(games_dir, count, find_table=geometry != "truth")
+    locate = _calibrating_locate() if geometry == "calibrate" else None
     if dump:  # a fresh census
         Path(dump).mkdir(parents=True, exist_ok=True)
         (Path(dump) / "mistakes.jsonl").write_text("")
@@ -324,11 +342,20 @@ def bench_latency(
             frames = _thinking(frames, phases, thinking)
         if answers == "players":
             tally, lat = _play_with_players(
-                frames, game, rectifier, expected, reference, Path(dump) if dump else None, name
+                frames,
+                game,
+                rectifier,
+                expected,
+                reference,
+                Path(dump) if dump else None,
+                name,
+                locate=locate,
             )
         else:
             config = _spot_config(games_dir, name) if drawn_spot else None
-            result = replay(frames, game, rectifier, config, reference=reference, review=review)
+            result = replay(
+                frames, game, rectifier, config, locate=locate, reference=reference, review=review
+            )
             if drawn_spot:
                 laid = [t["tile"] for t in expected["turns"] if "discard" not in t]
                 last = dict(result.drawn)  # turns played -> the last type read on the spot
@@ -416,6 +443,7 @@ def _play_with_players(
     dump: Path | None = None,
     name: str = "game",
     inspect=None,
+    locate=None,
 ) -> tuple[dict, list]:
     """The live loop with people at the table who know what they laid (see bench_latency):
     ``right`` counts turns committed right without a question; ``mistakes`` lists every other
@@ -430,7 +458,7 @@ def _play_with_players(
     from meeplecam.vision.live.tracker import Tracker
 
     events = [parse_event(t, i + 1) for i, t in enumerate(expected["turns"])]
-    tracker = Tracker(game, rectifier, reference=reference, locate=from_detection)
+    tracker = Tracker(game, rectifier, reference=reference, locate=locate or from_detection)
     decoded = _Dump.watch(tracker) if dump else None
     if inspect is not None:
         inspect(tracker)
@@ -751,10 +779,11 @@ def main(argv=None) -> int:
     )
     parser.add_argument(
         "--geometry",
-        choices=["truth", "find"],
+        choices=["truth", "find", "calibrate"],
         default="truth",
-        help="latency run: the renderer's table geometry (a stand-in for calibration), or find "
-        "the table and the start tile as with no profile",
+        help="latency run: the renderer's table geometry (a stand-in for calibration), find "
+        "the table and the start tile as with no profile, or calibrate on the first settled "
+        "frame (meeplecam calibrate with the start tile alone) and use that profile's geometry",
     )
     parser.add_argument(
         "--dump",
