@@ -205,13 +205,16 @@ def fit_squares(quads_px, side_mm: float = 45.0, iterations: int | None = None, 
     return gauge_on_tile(hom, quads, side_mm)
 
 
-def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None):
+def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, step_at=None):
     """The homography (pixels -> mm) from the table outline (a rectangle of unknown size: it fixes
     the perspective, its corners being far apart) and the tiles (squares of ``side_mm``: they fix
     the table's width and depth). Where the outline also gives the table's proportions (``size``:
     the frame's, for :func:`rectangle_aspect`) and the tiles disagree with them, a tile side was
     missed against a table of its colour: the table's proportions and each tile's larger extent
-    are used instead. Returns (H, rms_mm)."""
+    are used instead; given ``step_at`` (corners in pixels -> per side, how sharp a step the
+    picture shows there), the missed side is then put back a tile's side from the one opposite
+    (:func:`square_up`) before the axes are laid on the first tile: else the start tile, and the
+    whole grid with it, lies half the missed strip off. Returns (H, rms_mm)."""
     cfg = settings("scale")
     if not quads_px:
         raise TileNotFound("no tile to fix the scale")
@@ -238,23 +241,56 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None):
             extents.append(max((sides[1] + sides[3]) / 2, (sides[0] + sides[2]) / 2))
         sx = float(np.median(extents)) / side_mm
         sy = sx * aspect
+        if step_at is not None:
+            metric = np.diag([1 / sx, 1 / sy, 1.0]) @ h_unit
+            back = np.linalg.inv(metric)
+            slack = cfg["missed_side_slack_mm"]
+
+            def step_in_mm(corners_mm):
+                return step_at(apply(back, corners_mm))
+
+            quads = [
+                apply(back, square_up(apply(metric, q), None, side_mm, slack, step_in_mm))
+                for q in quads
+            ]
     return gauge_on_tile(np.diag([1 / sx, 1 / sy, 1.0]) @ h_unit, quads, side_mm)
 
 
-def square_up(corners_mm: np.ndarray, sharpness, side_mm: float, slack_mm: float) -> np.ndarray:
+def square_up(
+    corners_mm: np.ndarray, sharpness, side_mm: float, slack_mm: float, step_at=None
+) -> np.ndarray:
     """A tile's corners in table mm (clockwise) where a pair of opposite sides lies more than
     ``slack_mm`` nearer or farther apart than ``side_mm``: the softer of the two (``sharpness``
     per side, side i from corner i to i + 1), an edge missed against a city of the table's
-    colour, is moved to lie ``side_mm`` from the sharper one."""
+    colour, is moved to lie ``side_mm`` from the sharper one. With ``step_at`` (corners in table
+    mm -> per side, how sharp a step the picture shows there), the side moved is the one whose
+    new place shows the sharper step instead: the tile's own edge, faint against the city, where
+    the other's new place is bare table (the side found in the missed one's stead is the city's
+    border inside the tile, often the sharper of the two found)."""
     q = np.asarray(corners_mm, np.float64).reshape(4, 2)
     sides = [(mid[0], out) for mid, out in outward_sides(q, np.array([0.5]))]  # (middle, normal)
     lines = [(mid, np.array([out[1], -out[0]])) for mid, out in sides]
+
+    def moved(weak: int, strong: int) -> list:
+        mid, out = sides[strong]
+        return [
+            (mid - out * side_mm, lines[strong][1]) if k == weak else ln
+            for k, ln in enumerate(lines)
+        ]
+
     for i, j in ((0, 2), (1, 3)):
         gap = float(np.dot(sides[i][0] - sides[j][0], sides[i][1]))
-        if abs(gap - side_mm) > slack_mm:
+        if abs(gap - side_mm) <= slack_mm:
+            continue
+        if step_at is None:
             weak, strong = (i, j) if sharpness[i] < sharpness[j] else (j, i)
-            mid, out = sides[strong]
-            lines[weak] = (mid - out * side_mm, lines[strong][1])
+        else:
+            steps = {}
+            for weak, strong in ((i, j), (j, i)):
+                candidate = intersect_lines(moved(weak, strong))
+                steps[weak] = -np.inf if candidate is None else step_at(candidate)[weak]
+            weak, strong = (i, j) if steps[i] >= steps[j] else (j, i)
+        lines = moved(weak, strong)
     out = intersect_lines(lines)
     return q if out is None else out
 
@@ -307,7 +343,12 @@ def fit_scale(
     und = [lens.undistort(q, surface.lens_k, size) for q in quads]
     if use_table:
         table = lens.undistort(surface.corners, surface.lens_k, size)
-        hom, rms = fit_table_tiles(table, und, tile_mm, size)
+        edges = edge_image(frame)
+
+        def step_at(corners_px):  # undistorted pixels, as the fit has them
+            return side_sharpness(edges, lens.distort(corners_px, surface.lens_k, size))
+
+        hom, rms = fit_table_tiles(table, und, tile_mm, size, step_at)
     else:
         hom, rms = fit_squares(und, tile_mm)
     side = float(np.mean([side_lengths(q).mean() for q in quads]))
