@@ -87,6 +87,15 @@ def measure(frame, frame_truth, final_truth, markers: bool = False) -> dict:
     px = np.concatenate([np.asarray(t["corners"], float) for t in final_truth["tiles"]])
     mm = np.concatenate([np.asarray(t["corners_mm"], float) for t in final_truth["tiles"]])
     rms, err = rigid_rms(sc.to_table_points(px, w, h), mm)
+    # the live grid is laid from the start tile: where the profile puts it matters as well as
+    # the shape (which rigid_rms measures): the true start tile's corners against the profile's
+    # start square, [0, tile] mm on both axes (corners' order aside)
+    start = next(t for t in final_truth["tiles"] if (t["x"], t["y"]) == (0, 0))
+    placed = sc.to_table_points(np.asarray(start["corners"], float), w, h)
+    square = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float) * float(sc.tile_mm)
+    out["start_tile_mm"] = float(
+        min(np.linalg.norm(np.roll(placed, k, axis=0) - square, axis=1).max() for k in range(4))
+    )
     out.update(
         lens_k=sc.lens_k,
         tiles_used=sc.tiles_used,
@@ -101,6 +110,7 @@ def measure(frame, frame_truth, final_truth, markers: bool = False) -> dict:
 def _precision(rows) -> dict:
     rms = np.array([r["rms_mm"] for r in rows])
     outline = np.array([r["outline_error"] for r in rows])
+    start = np.array([r["start_tile_mm"] for r in rows])
     return {
         "scenes": len(rows),
         "rms_mm_all_corners": float(np.sqrt((rms**2).mean())),
@@ -110,6 +120,9 @@ def _precision(rows) -> dict:
         "outline_error_max_pct": float(100 * outline.max()),
         "outline_error_median_pct": float(100 * np.median(outline)),
         "scenes_over_1pct": int((outline > 0.01).sum()),
+        "start_tile_mm_median_scene": float(np.median(start)),
+        "start_tile_mm_worst_scene": float(start.max()),
+        "scenes_start_tile_over_2mm": int((start > 2.0).sum()),
     }
 
 

@@ -230,7 +230,8 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, step_a
         ey.append(e1[1] ** 2 + e2[1] ** 2)
     sx, sy = np.sqrt(np.median(ex)) / side_mm, np.sqrt(np.median(ey)) / side_mm
     aspect = rectangle_aspect(table_px, size) if size is not None else None
-    if aspect is not None and abs((sy / sx) / aspect - 1) > cfg["aspect_tolerance"]:
+    missed = aspect is not None and abs((sy / sx) / aspect - 1) > cfg["aspect_tolerance"]
+    if missed:
         # The tiles disagree with the table's proportions: a side was missed (an edge against a
         # table of its colour makes a tile smaller). Metric up to scale: (u, v / aspect); each
         # tile's larger extent is its side.
@@ -241,19 +242,19 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, step_a
             extents.append(max((sides[1] + sides[3]) / 2, (sides[0] + sides[2]) / 2))
         sx = float(np.median(extents)) / side_mm
         sy = sx * aspect
-        if step_at is not None:
-            metric = np.diag([1 / sx, 1 / sy, 1.0]) @ h_unit
-            back = np.linalg.inv(metric)
-            slack = cfg["missed_side_slack_mm"]
+    metric = np.diag([1 / sx, 1 / sy, 1.0]) @ h_unit
+    if missed and step_at is not None:
+        back = np.linalg.inv(metric)
+        slack = cfg["missed_side_slack_mm"]
 
-            def step_in_mm(corners_mm):
-                return step_at(apply(back, corners_mm))
+        def step_in_mm(corners_mm):
+            return step_at(apply(back, corners_mm))
 
-            quads = [
-                apply(back, square_up(apply(metric, q), None, side_mm, slack, step_in_mm))
-                for q in quads
-            ]
-    return gauge_on_tile(np.diag([1 / sx, 1 / sy, 1.0]) @ h_unit, quads, side_mm)
+        quads = [
+            apply(back, square_up(apply(metric, q), None, side_mm, slack, step_in_mm))
+            for q in quads
+        ]
+    return gauge_on_tile(metric, quads, side_mm)
 
 
 def square_up(
