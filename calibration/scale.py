@@ -205,16 +205,17 @@ def fit_squares(quads_px, side_mm: float = 45.0, iterations: int | None = None, 
     return gauge_on_tile(hom, quads, side_mm)
 
 
-def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, step_at=None):
+def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, tile_beyond=None):
     """The homography (pixels -> mm) from the table outline (a rectangle of unknown size: it fixes
     the perspective, its corners being far apart) and the tiles (squares of ``side_mm``: they fix
     the table's width and depth). Where the outline also gives the table's proportions (``size``:
     the frame's, for :func:`rectangle_aspect`) and the tiles disagree with them, a tile side was
     missed against a table of its colour: the table's proportions and each tile's larger extent
-    are used instead; given ``step_at`` (corners in pixels -> per side, how sharp a step the
-    picture shows there), the missed side is then put back a tile's side from the one opposite
-    (:func:`square_up`) before the axes are laid on the first tile: else the start tile, and the
-    whole grid with it, lies half the missed strip off. Returns (H, rms_mm)."""
+    are used instead; given ``tile_beyond`` ((corners a side's move gives, corners found), in
+    pixels -> per side, what the picture shows of the tile beyond it: :func:`square_up`), the
+    missed side is then put back a tile's side from the one opposite before the axes are laid on
+    the first tile: else the start tile, and the whole grid with it, lies half the missed strip
+    off. Returns (H, rms_mm)."""
     cfg = settings("scale")
     if not quads_px:
         raise TileNotFound("no tile to fix the scale")
@@ -243,31 +244,39 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, step_a
         sx = float(np.median(extents)) / side_mm
         sy = sx * aspect
     metric = np.diag([1 / sx, 1 / sy, 1.0]) @ h_unit
-    if missed and step_at is not None:
+    if missed and tile_beyond is not None:
         back = np.linalg.inv(metric)
         slack = cfg["missed_side_slack_mm"]
 
-        def step_in_mm(corners_mm):
-            return step_at(apply(back, corners_mm))
+        def squared(q):
+            def beyond_in_mm(corners_mm):
+                return tile_beyond(apply(back, corners_mm), q)
 
-        quads = [
-            apply(back, square_up(apply(metric, q), None, side_mm, slack, step_in_mm))
-            for q in quads
-        ]
+            return apply(back, square_up(apply(metric, q), None, side_mm, slack, beyond_in_mm))
+
+        quads = [squared(q) for q in quads]
     return gauge_on_tile(metric, quads, side_mm)
 
 
+# of a strip beside a tile, the share unlike the table around it that still counts as bare table
+# (a follower's shadow, the tile's own border): a city of the table's colour shows 0.14 to 0.55
+# (snowy 07012, 07015), bare table beside a tile 0 to 0.03
+BARE_TABLE = 0.05
+
+
 def square_up(
-    corners_mm: np.ndarray, sharpness, side_mm: float, slack_mm: float, step_at=None
+    corners_mm: np.ndarray, sharpness, side_mm: float, slack_mm: float, tile_beyond=None
 ) -> np.ndarray:
     """A tile's corners in table mm (clockwise) where a pair of opposite sides lies more than
     ``slack_mm`` nearer or farther apart than ``side_mm``: the softer of the two (``sharpness``
     per side, side i from corner i to i + 1), an edge missed against a city of the table's
-    colour, is moved to lie ``side_mm`` from the sharper one. With ``step_at`` (corners in table
-    mm -> per side, how sharp a step the picture shows there), the side moved is the one whose
-    new place shows the sharper step instead: the tile's own edge, faint against the city, where
-    the other's new place is bare table (the side found in the missed one's stead is the city's
-    border inside the tile, often the sharper of the two found)."""
+    colour, is moved to lie ``side_mm`` from the sharper one. With ``tile_beyond`` (corners in
+    table mm a side's move gives -> per side, (the share of the strip the move adds that is
+    unlike the table, how sharp a step the picture shows at the side's new place)), the side
+    moved is the one whose strip shows tile art where the other's shows none (a city of the
+    table's colour still has windows and walls); where both or neither do, the one whose new
+    place shows the sharper step, the tile's own edge (the side found in the missed one's stead
+    is the city's border inside the tile, often the sharper of the two found)."""
     q = np.asarray(corners_mm, np.float64).reshape(4, 2)
     sides = [(mid[0], out) for mid, out in outward_sides(q, np.array([0.5]))]  # (middle, normal)
     lines = [(mid, np.array([out[1], -out[0]])) for mid, out in sides]
@@ -283,14 +292,18 @@ def square_up(
         gap = float(np.dot(sides[i][0] - sides[j][0], sides[i][1]))
         if abs(gap - side_mm) <= slack_mm:
             continue
-        if step_at is None:
+        if tile_beyond is None:
             weak, strong = (i, j) if sharpness[i] < sharpness[j] else (j, i)
         else:
-            steps = {}
+            seen = {}
             for weak, strong in ((i, j), (j, i)):
                 candidate = intersect_lines(moved(weak, strong))
-                steps[weak] = -np.inf if candidate is None else step_at(candidate)[weak]
-            weak, strong = (i, j) if steps[i] >= steps[j] else (j, i)
+                seen[weak] = (0.0, -np.inf) if candidate is None else tile_beyond(candidate)[weak]
+            (art_i, step_i), (art_j, step_j) = seen[i], seen[j]
+            if min(art_i, art_j) < BARE_TABLE <= max(art_i, art_j):
+                weak, strong = (i, j) if art_i > art_j else (j, i)
+            else:
+                weak, strong = (i, j) if step_i >= step_j else (j, i)
         lines = moved(weak, strong)
     out = intersect_lines(lines)
     return q if out is None else out
@@ -344,16 +357,53 @@ def fit_scale(
     und = [lens.undistort(q, surface.lens_k, size) for q in quads]
     if use_table:
         table = lens.undistort(surface.corners, surface.lens_k, size)
+        lab = cv2.cvtColor(frame, cv2.COLOR_BGR2Lab).astype(np.float32)
         edges = edge_image(frame)
 
-        def step_at(corners_px):  # undistorted pixels, as the fit has them
-            return side_sharpness(edges, lens.distort(corners_px, surface.lens_k, size))
+        def tile_beyond(corners_px, found_px):  # undistorted pixels, as the fit has them
+            at = lens.distort(corners_px, surface.lens_k, size)
+            found = lens.distort(found_px, surface.lens_k, size)
+            steps = side_sharpness(edges, at)
+            return [(_unlike_table(lab, found, at, i), steps[i]) for i in range(4)]
 
-        hom, rms = fit_table_tiles(table, und, tile_mm, size, step_at)
+        hom, rms = fit_table_tiles(table, und, tile_mm, size, tile_beyond)
     else:
         hom, rms = fit_squares(und, tile_mm)
     side = float(np.mean([side_lengths(q).mean() for q in quads]))
     return ScaleFit(hom, surface.lens_k, side, len(quads), rms, quads)
+
+
+def _unlike_table(lab: np.ndarray, found: np.ndarray, moved: np.ndarray, side: int) -> float:
+    """The share of the strip a side's move adds to a tile (``found`` -> ``moved``, frame px)
+    whose colour is unlike the table's around the tile: tile art (a city of the table's colour
+    still has its windows, walls and snow) where the side was missed, bare table where not."""
+    j = (side + 1) % 4
+    strip = np.array([found[side], found[j], moved[j], moved[side]])
+    tile = float(np.mean(side_lengths(found)))
+    x0, y0 = np.floor(found.min(axis=0) - tile).astype(int)
+    x1, y1 = np.ceil(found.max(axis=0) + tile).astype(int)
+    h, w = lab.shape[:2]
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    roi = lab[y0:y1, x0:x1]
+    off = np.array([x0, y0], float)
+
+    def mask(poly, grow: float = 0.0) -> np.ndarray:
+        m = np.zeros(roi.shape[:2], np.uint8)
+        cv2.fillPoly(m, [np.round(poly - off).astype(np.int32)], 1)
+        if grow > 0:
+            k = max(3, round(grow) | 1)
+            m = cv2.dilate(m, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        return m > 0
+
+    inside = mask(strip)
+    inside &= ~cv2.dilate(mask(found).astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    ring = mask(found, 1.4 * tile) & ~mask(found, 1.0 * tile)
+    if inside.sum() < 4 or ring.sum() < 20:
+        return 0.0
+    table = np.median(roi[ring], axis=0)
+    spread = np.median(np.linalg.norm(roi[ring] - table, axis=1))
+    far = np.linalg.norm(roi[inside] - table, axis=1) > max(10.0, 3.0 * spread)
+    return float(far.mean())
 
 
 def _lone_tiles(frame: np.ndarray, surface: Surface) -> list[np.ndarray]:

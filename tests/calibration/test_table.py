@@ -294,9 +294,10 @@ def test_a_tile_side_missed_against_the_table_is_put_back_from_its_opposite_side
 def test_a_start_tile_whose_city_edge_the_table_hides_is_laid_where_it_lies(size):
     """Snowy scene 7012: the start tile's city roofs are the table's own orange-brown, so its
     north edge is lost and the tile is found a third short. The table's proportions give its
-    scale back; its north side is put back a tile's side from the south one (where the picture
-    shows the tile's faint edge, not bare table), or the grid, laid from the start tile, lay 7
-    px (at 720p) off and the game read with that profile went wrong from the first turn."""
+    scale back; its north side is put back a tile's side from the south one (the strip that
+    adds shows the city's windows and walls, where moving the south side would add bare
+    table), or the grid, laid from the start tile, lay 7 px (at 720p) off and the game read
+    with that profile went wrong from the first turn."""
     pytest.importorskip("meeplecam.vision.synth.render")
     from meeplecam.calibration.demo import calibration_view
     from meeplecam.calibration.wizard import Options, run
