@@ -11,8 +11,9 @@
   gives the tracker the art the games were drawn with, ``--model FILE`` a model file;
   ``--geometry find`` has the tracker find the table and start tile itself (no profile) instead
   of taking the renderer's geometry, ``--geometry calibrate`` calibrates on the first settled
-  frame as ``meeplecam calibrate`` does and reads the game with that profile's geometry; ``--dump DIR`` (with ``--answers players``) writes every
-  reading the players answered or corrected, with the cell's picture and each scorer term.
+  frame as ``meeplecam calibrate`` does and reads the game with that profile's geometry;
+  ``--dump DIR`` (with ``--answers players``) writes every reading the players answered or
+  corrected, with the cell's picture and each scorer term.
   What real tables do to a game, on rendered games: ``--bump DX,DY,DEG`` knocks the camera
   halfway through, ``--relight B,G,R`` changes the light there, ``--shadow D`` has a player's
   shadow (``D`` darker at its middle) lie still over the board from there for a third of the
