@@ -193,11 +193,15 @@ class LiveFeed:
             log.warning("live feed: the game read over is not legal: %s", exc)
 
     def _new_tracker(self, game) -> Tracker:
+        """A tracker for the session's new game (or a record loaded): the table's geometry and
+        what was learned of the tiles' look carry over, the latter only to a game of the same
+        tile set (another set's art would be read as this one's)."""
         old = self.tracker
+        same_tiles = old is not None and old.game.tileset.name == game.tileset.name
         tracker = Tracker(
             game,
             old.rectifier if old and old.rectifier is not None else self.rectifier,
-            scorer=old.scorer if old else None,
+            scorer=old.scorer if same_tiles else None,
             config=self.config,
             locate=self.locate,
             colours=self.colours,

@@ -201,6 +201,30 @@ def test_live_feed_pushes_into_the_session(drawn_game, drawn_frames):
     assert feed.frame().shape == drawn_frames[-1].shape
 
 
+def test_a_new_game_keeps_what_was_learned_of_the_tiles_only_in_the_same_set(
+    drawn_game, drawn_frames
+):
+    """The host starts the next game on the page: the camera keeps the table's geometry, and
+    what it learned of this copy's look while the set is the same; a game of another set
+    (the base game after the Winter Edition) is learned afresh."""
+    from meeplecam.engine import find_tileset
+
+    g = drawn_game.game
+    session = FakeSession(Game.start(g.tileset, g.players, g.options))
+    feed = LiveFeed(session, ListSource([]), Rectifier(drawn_game.grid_to_image), settle_s=None)
+    for frame in drawn_frames[:3]:
+        feed.step(frame)
+    first = feed.tracker
+    session.game = Game.start(g.tileset, g.players, g.options)  # the next game, same set
+    feed.step(drawn_frames[0])
+    assert feed.tracker is not first and feed.tracker.scorer is first.scorer
+    assert feed.tracker.rectifier is first.rectifier
+    session.game = Game.start(find_tileset("base"), g.players)
+    feed.step(drawn_frames[0])
+    assert feed.tracker.scorer is not first.scorer
+    assert feed.tracker.rectifier is first.rectifier
+
+
 def test_live_feed_thread_runs_a_source_to_its_end(drawn_game, drawn_frames):
     g = drawn_game.game
     session = FakeSession(Game.start(g.tileset, g.players, g.options))
