@@ -12,6 +12,7 @@ The start tile's top-left corner is the origin and its top edge the x axis.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cache
 
 import cv2
 import numpy as np
@@ -211,8 +212,8 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, tile_b
     the table's width and depth). Where the outline also gives the table's proportions (``size``:
     the frame's, for :func:`rectangle_aspect`) and the tiles disagree with them, a tile side was
     missed against a table of its colour: the table's proportions and each tile's larger extent
-    are used instead; given ``tile_beyond`` ((corners a side's move gives, corners found), in
-    pixels -> per side, what the picture shows of the tile beyond it: :func:`square_up`), the
+    are used instead; given ``tile_beyond`` ((corners a side's move gives, corners found, the
+    side), in pixels -> what the picture shows of the tile beyond it: :func:`square_up`), the
     missed side is then put back a tile's side from the one opposite before the axes are laid on
     the first tile: else the start tile, and the whole grid with it, lies half the missed strip
     off. Returns (H, rms_mm)."""
@@ -249,8 +250,8 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, tile_b
         slack = cfg["missed_side_slack_mm"]
 
         def squared(q):
-            def beyond_in_mm(corners_mm):
-                return tile_beyond(apply(back, corners_mm), q)
+            def beyond_in_mm(corners_mm, side):
+                return tile_beyond(apply(back, corners_mm), q, side)
 
             return apply(back, square_up(apply(metric, q), None, side_mm, slack, beyond_in_mm))
 
@@ -270,8 +271,8 @@ def square_up(
     """A tile's corners in table mm (clockwise) where a pair of opposite sides lies more than
     ``slack_mm`` nearer or farther apart than ``side_mm``: the softer of the two (``sharpness``
     per side, side i from corner i to i + 1), an edge missed against a city of the table's
-    colour, is moved to lie ``side_mm`` from the sharper one. With ``tile_beyond`` (corners in
-    table mm a side's move gives -> per side, (the share of the strip the move adds that is
+    colour, is moved to lie ``side_mm`` from the sharper one. With ``tile_beyond`` ((corners in
+    table mm a side's move gives, the side) -> (the share of the strip the move adds that is
     unlike the table, how sharp a step the picture shows at the side's new place)), the side
     moved is the one whose strip shows tile art where the other's shows none (a city of the
     table's colour still has windows and walls); where both or neither do, the one whose new
@@ -298,7 +299,7 @@ def square_up(
             seen = {}
             for weak, strong in ((i, j), (j, i)):
                 candidate = intersect_lines(moved(weak, strong))
-                seen[weak] = (0.0, -np.inf) if candidate is None else tile_beyond(candidate)[weak]
+                seen[weak] = (0.0, -np.inf) if candidate is None else tile_beyond(candidate, weak)
             (art_i, step_i), (art_j, step_j) = seen[i], seen[j]
             if min(art_i, art_j) < BARE_TABLE <= max(art_i, art_j):
                 weak, strong = (i, j) if art_i > art_j else (j, i)
@@ -357,14 +358,15 @@ def fit_scale(
     und = [lens.undistort(q, surface.lens_k, size) for q in quads]
     if use_table:
         table = lens.undistort(surface.corners, surface.lens_k, size)
-        lab = cv2.cvtColor(frame, cv2.COLOR_BGR2Lab).astype(np.float32)
-        edges = edge_image(frame)
 
-        def tile_beyond(corners_px, found_px):  # undistorted pixels, as the fit has them
+        @cache  # made once, and only where a side was missed
+        def edges() -> np.ndarray:
+            return edge_image(frame)
+
+        def tile_beyond(corners_px, found_px, side):  # undistorted pixels, as the fit has them
             at = lens.distort(corners_px, surface.lens_k, size)
             found = lens.distort(found_px, surface.lens_k, size)
-            steps = side_sharpness(edges, at)
-            return [(_unlike_table(lab, found, at, i), steps[i]) for i in range(4)]
+            return _unlike_table(frame, found, at, side), side_sharpness(edges(), at)[side]
 
         hom, rms = fit_table_tiles(table, und, tile_mm, size, tile_beyond)
     else:
@@ -373,7 +375,7 @@ def fit_scale(
     return ScaleFit(hom, surface.lens_k, side, len(quads), rms, quads)
 
 
-def _unlike_table(lab: np.ndarray, found: np.ndarray, moved: np.ndarray, side: int) -> float:
+def _unlike_table(frame: np.ndarray, found: np.ndarray, moved: np.ndarray, side: int) -> float:
     """The share of the strip a side's move adds to a tile (``found`` -> ``moved``, frame px)
     whose colour is unlike the table's around the tile: tile art (a city of the table's colour
     still has its windows, walls and snow) where the side was missed, bare table where not."""
@@ -382,9 +384,9 @@ def _unlike_table(lab: np.ndarray, found: np.ndarray, moved: np.ndarray, side: i
     tile = float(np.mean(side_lengths(found)))
     x0, y0 = np.floor(found.min(axis=0) - tile).astype(int)
     x1, y1 = np.ceil(found.max(axis=0) + tile).astype(int)
-    h, w = lab.shape[:2]
+    h, w = frame.shape[:2]
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-    roi = lab[y0:y1, x0:x1]
+    roi = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2Lab).astype(np.float32)
     off = np.array([x0, y0], float)
 
     def mask(poly, grow: float = 0.0) -> np.ndarray:
