@@ -21,6 +21,7 @@ from meeplecam.vision import lens
 from meeplecam.vision.edges import refine_quad
 from meeplecam.vision.table import apply_homography as apply
 from meeplecam.vision.table import (
+    aspect_wobble,
     edge_image,
     intersect_lines,
     order_corners,
@@ -210,7 +211,7 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, tile_b
     """The homography (pixels -> mm) from the table outline (a rectangle of unknown size: it fixes
     the perspective, its corners being far apart) and the tiles (squares of ``side_mm``: they fix
     the table's width and depth). Where the outline also gives the table's proportions (``size``:
-    the frame's, for :func:`rectangle_aspect`) and the tiles disagree with them, a tile side was
+    the frame's, for :func:`~meeplecam.vision.table.rectangle_aspect`) and the tiles disagree with them, a tile side was
     missed against a table of its colour: the table's proportions and each tile's larger extent
     are used instead; given ``tile_beyond`` ((corners a side's move gives, corners found, the
     side), in pixels -> what the picture shows of the tile beyond it: :func:`square_up`), the
@@ -232,31 +233,62 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, tile_b
         ey.append(e1[1] ** 2 + e2[1] ** 2)
     sx, sy = np.sqrt(np.median(ex)) / side_mm, np.sqrt(np.median(ey)) / side_mm
     aspect = rectangle_aspect(table_px, size) if size is not None else None
-    missed = aspect is not None and abs((sy / sx) / aspect - 1) > cfg["aspect_tolerance"]
+    # a table tilted away about one axis only tells its proportions poorly (snowy 07006: 1.56
+    # for 1.76, a corner a pixel off and they are lost): the tiles' own shape may then disagree
+    # with them by as much as they would change with the corners a pixel or two off
+    tolerance = cfg["aspect_tolerance"] + 2 * aspect_wobble(table_px, size) if aspect else 0
+    missed = aspect is not None and abs((sy / sx) / aspect - 1) > tolerance
     if missed:
         # The tiles disagree with the table's proportions: a side was missed (an edge against a
-        # table of its colour makes a tile smaller). Metric up to scale: (u, v / aspect); each
-        # tile's larger extent is its side.
+        # table of its colour makes a tile smaller), or found out on the bare table (a wood
+        # grain's line beside a lamp's glare makes it larger). Metric up to scale: (u, v /
+        # aspect); each tile's larger extent is its side unless the picture shows the latter.
+        slack = cfg["missed_side_slack_mm"]
         extents = []
         for q in quads:
             c = apply(h_unit, q) * [1.0, 1.0 / aspect]
             sides = side_lengths(c)
-            extents.append(max((sides[1] + sides[3]) / 2, (sides[0] + sides[2]) / 2))
+            short, long = sorted(((sides[1] + sides[3]) / 2, (sides[0] + sides[2]) / 2))
+            as_short = np.diag([side_mm / short, side_mm / short / aspect, 1.0]) @ h_unit
+            beyond = tile_beyond is not None and _found_beyond(
+                as_short, q, side_mm, slack, tile_beyond
+            )
+            extents.append(short if beyond else long)
         sx = float(np.median(extents)) / side_mm
         sy = sx * aspect
     metric = np.diag([1 / sx, 1 / sy, 1.0]) @ h_unit
     if missed and tile_beyond is not None:
-        back = np.linalg.inv(metric)
-        slack = cfg["missed_side_slack_mm"]
-
-        def squared(q):
-            def beyond_in_mm(corners_mm, side):
-                return tile_beyond(apply(back, corners_mm), q, side)
-
-            return apply(back, square_up(apply(metric, q), None, side_mm, slack, beyond_in_mm))
-
-        quads = [squared(q) for q in quads]
+        quads = [_squared(metric, q, side_mm, slack, tile_beyond) for q in quads]
     return gauge_on_tile(metric, quads, side_mm)
+
+
+def _in_mm(metric: np.ndarray, found_px: np.ndarray, tile_beyond):
+    """``tile_beyond`` (pixels) as :func:`square_up` asks it (table mm under ``metric``)."""
+    back = np.linalg.inv(metric)
+    return lambda corners_mm, side: tile_beyond(apply(back, corners_mm), found_px, side)
+
+
+def _squared(metric: np.ndarray, q: np.ndarray, side_mm: float, slack: float, tile_beyond):
+    """Tile corners ``q`` (pixels) with a side missed or found beyond it put back."""
+    beyond = _in_mm(metric, q, tile_beyond)
+    return apply(np.linalg.inv(metric), square_up(apply(metric, q), None, side_mm, slack, beyond))
+
+
+def _found_beyond(metric, q, side_mm: float, slack: float, tile_beyond) -> bool:
+    """Whether a tile (``q``, pixels) too long under ``metric`` (which takes its shorter extent
+    for its side) had a side found out on the bare table: moving that one in to a tile's side
+    from its opposite leaves a strip of bare table, where moving the opposite one would cut
+    through tile art. A side missed against a table of the tile's colour shows art both ways."""
+    q_mm = apply(metric, q)
+    beyond = _in_mm(metric, q, tile_beyond)
+    sides = _sides(q_mm)
+    for i, j in ((0, 2), (1, 3)):
+        if np.dot(sides[i][0] - sides[j][0], sides[i][1]) <= side_mm + slack:
+            continue
+        cut = [art for art, _ in _moves(q_mm, i, j, side_mm, beyond)]
+        if min(cut) < BARE_TABLE <= max(cut):
+            return True
+    return False
 
 
 # of a strip beside a tile, the share unlike the table around it that still counts as bare table
@@ -272,42 +304,59 @@ def square_up(
     ``slack_mm`` nearer or farther apart than ``side_mm``: the softer of the two (``sharpness``
     per side, side i from corner i to i + 1), an edge missed against a city of the table's
     colour, is moved to lie ``side_mm`` from the sharper one. With ``tile_beyond`` ((corners in
-    table mm a side's move gives, the side) -> (the share of the strip the move adds that is
-    unlike the table, how sharp a step the picture shows at the side's new place)), the side
-    moved is the one whose strip shows tile art where the other's shows none (a city of the
-    table's colour still has windows and walls); where both or neither do, the one whose new
-    place shows the sharper step, the tile's own edge (the side found in the missed one's stead
-    is the city's border inside the tile, often the sharper of the two found)."""
+    table mm a side's move gives, the side) -> (the share of the strip the move adds or cuts off
+    that is unlike the table, how sharp a step the picture shows at the side's new place)), the
+    side moved is, for a pair too near, the one whose added strip shows tile art where the
+    other's shows none (a city of the table's colour still has windows and walls), for a pair
+    too far apart, the one whose cut-off strip is bare table where the other's is tile art;
+    where both or neither do, the one whose new place shows the sharper step, the tile's own
+    edge (the side found in the missed one's stead is the city's border inside the tile, often
+    the sharper of the two found)."""
     q = np.asarray(corners_mm, np.float64).reshape(4, 2)
-    sides = [(mid[0], out) for mid, out in outward_sides(q, np.array([0.5]))]  # (middle, normal)
-    lines = [(mid, np.array([out[1], -out[0]])) for mid, out in sides]
-
-    def moved(weak: int, strong: int) -> list:
-        mid, out = sides[strong]
-        return [
-            (mid - out * side_mm, lines[strong][1]) if k == weak else ln
-            for k, ln in enumerate(lines)
-        ]
-
+    lines = _lines(q)
     for i, j in ((0, 2), (1, 3)):
-        gap = float(np.dot(sides[i][0] - sides[j][0], sides[i][1]))
+        mid_i, out_i = _sides(q)[i]
+        gap = float(np.dot(mid_i - _sides(q)[j][0], out_i))
         if abs(gap - side_mm) <= slack_mm:
             continue
         if tile_beyond is None:
             weak, strong = (i, j) if sharpness[i] < sharpness[j] else (j, i)
         else:
-            seen = {}
-            for weak, strong in ((i, j), (j, i)):
-                candidate = intersect_lines(moved(weak, strong))
-                seen[weak] = (0.0, -np.inf) if candidate is None else tile_beyond(candidate, weak)
-            (art_i, step_i), (art_j, step_j) = seen[i], seen[j]
+            (art_i, step_i), (art_j, step_j) = _moves(q, i, j, side_mm, tile_beyond)
             if min(art_i, art_j) < BARE_TABLE <= max(art_i, art_j):
-                weak, strong = (i, j) if art_i > art_j else (j, i)
+                # too near: the side with art beyond it; too far: the one with none inside
+                weak, strong = (i, j) if (art_i > art_j) == (gap < side_mm) else (j, i)
             else:
                 weak, strong = (i, j) if step_i >= step_j else (j, i)
-        lines = moved(weak, strong)
+        lines = _moved(q, lines, weak, strong, side_mm)
     out = intersect_lines(lines)
     return q if out is None else out
+
+
+def _sides(q: np.ndarray) -> list:
+    """(middle, outward normal) of each side of corners ``q``."""
+    return [(mid[0], out) for mid, out in outward_sides(q, np.array([0.5]))]
+
+
+def _lines(q: np.ndarray) -> list:
+    """(a point, the direction) of each side of corners ``q``."""
+    return [(mid, np.array([out[1], -out[0]])) for mid, out in _sides(q)]
+
+
+def _moved(q: np.ndarray, lines: list, weak: int, strong: int, side_mm: float) -> list:
+    """``lines`` with side ``weak`` moved to lie ``side_mm`` from side ``strong`` of ``q``."""
+    mid, out = _sides(q)[strong]
+    along = _lines(q)[strong][1]
+    return [(mid - out * side_mm, along) if k == weak else ln for k, ln in enumerate(lines)]
+
+
+def _moves(q: np.ndarray, i: int, j: int, side_mm: float, tile_beyond) -> list:
+    """``tile_beyond`` of moving side i, then side j, to lie ``side_mm`` from the other."""
+    seen = []
+    for weak, strong in ((i, j), (j, i)):
+        candidate = intersect_lines(_moved(q, _lines(q), weak, strong, side_mm))
+        seen.append((0.0, -np.inf) if candidate is None else tile_beyond(candidate, weak))
+    return seen
 
 
 def gauge_on_tile(hom: np.ndarray, quads, side_mm: float):
@@ -376,9 +425,10 @@ def fit_scale(
 
 
 def _unlike_table(frame: np.ndarray, found: np.ndarray, moved: np.ndarray, side: int) -> float:
-    """The share of the strip a side's move adds to a tile (``found`` -> ``moved``, frame px)
-    whose colour is unlike the table's around the tile: tile art (a city of the table's colour
-    still has its windows, walls and snow) where the side was missed, bare table where not."""
+    """The share of the strip a side's move adds to a tile or cuts off it (``found`` ->
+    ``moved``, frame px) whose colour is unlike the table's around the tile: tile art (a city of
+    the table's colour still has its windows, walls and snow) where the side was missed or is
+    moved into the tile, bare table where not, or where it was found beyond the tile."""
     j = (side + 1) % 4
     strip = np.array([found[side], found[j], moved[j], moved[side]])
     tile = float(np.mean(side_lengths(found)))
@@ -398,7 +448,8 @@ def _unlike_table(frame: np.ndarray, found: np.ndarray, moved: np.ndarray, side:
         return m > 0
 
     inside = mask(strip)
-    inside &= ~cv2.dilate(mask(found).astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    kept = (mask(found) & mask(moved)).astype(np.uint8)  # the tile both ways
+    inside &= ~cv2.dilate(kept, np.ones((5, 5), np.uint8)).astype(bool)
     ring = mask(found, 1.4 * tile) & ~mask(found, 1.0 * tile)
     if inside.sum() < 4 or ring.sum() < 20:
         return 0.0

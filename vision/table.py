@@ -507,18 +507,29 @@ def sure_aspect(quad_px, size) -> float | None:
     left and right sides nearly parallel in the picture, tells its proportions poorly: snowy
     game 07006's true 1.76 came out 1.62 from corners within a pixel, and the start tile was
     then "completed" to that shape, 5 px too wide."""
+    aspect = rectangle_aspect(quad_px, size)
+    if aspect is None or aspect_wobble(quad_px, size) > ASPECT_SURE:
+        return None
+    return aspect
+
+
+def aspect_wobble(quad_px, size) -> float:
+    """How much :func:`rectangle_aspect` changes (relative) with a corner a pixel off, at
+    most; infinite where the nudged outline tells no proportions."""
     quad_px = np.asarray(quad_px, float)
     aspect = rectangle_aspect(quad_px, size)
     if aspect is None:
-        return None
+        return np.inf
+    wobble = 0.0
     for corner in range(4):
         for step in ((1, 0), (-1, 0), (0, 1), (0, -1)):
             nudged = quad_px.copy()
             nudged[corner] += step
             other = rectangle_aspect(nudged, size)
-            if other is None or abs(other / aspect - 1) > ASPECT_SURE:
-                return None
-    return aspect
+            if other is None:
+                return np.inf
+            wobble = max(wobble, abs(other / aspect - 1))
+    return wobble
 
 
 def four_lines(points: np.ndarray, tol: float = 1.5) -> np.ndarray | None:

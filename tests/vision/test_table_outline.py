@@ -77,6 +77,15 @@ def test_a_tables_proportions_are_sure_only_where_a_pixel_does_not_change_them()
     assert sure_aspect(nearly, (1280, 720)) is None
 
 
+def test_how_much_a_pixel_changes_a_tables_proportions():
+    from meeplecam.vision.table import aspect_wobble
+
+    assert aspect_wobble(_table_seen(12), (1280, 720)) < 0.02
+    assert aspect_wobble(_table_seen(1), (1280, 720)) > 0.02
+    head_on = np.array([[100, 100], [1100, 100], [1100, 700], [100, 700]], float)
+    assert aspect_wobble(head_on, (1280, 720)) == np.inf  # no perspective: no proportions
+
+
 def _scripted_refinement(monkeypatch, rounds):
     """Each round of the sub-pixel refinement returns the next of ``rounds`` ((shift of every
     corner in px, per-side support)), whatever it is given."""
