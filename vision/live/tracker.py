@@ -1364,6 +1364,7 @@ class Tracker:
         other_scores = self.scorer.score(crop, others, ignore, whole)
         unexplained = max(other_scores, default=-np.inf) - max(scores)
         self.unexplained = unexplained
+        rival, turned = others[int(np.argmax(other_scores))] if others else (None, 0)
         spent_ids = {t.id for t, _ in spent}
         spent_best = max(
             (
@@ -1380,6 +1381,10 @@ class Tracker:
         drifted = spent_best is not None and spent_best[0] > max(scores) + cfg.spent_margin
         if drifted and may_repair:
             repair = self._repair(board, spent_best[1], spent_best[0] - max(scores))
+            if repair is not None:
+                return self._read_again(board, cell, *repair)
+        if unexplained >= cfg.unexplained and may_repair:
+            repair = self._repair_neighbour(board, cell, rival, turned, unexplained)
             if repair is not None:
                 return self._read_again(board, cell, *repair)
         scores = self._with_bag_prior(scores, options)
@@ -1420,7 +1425,6 @@ class Tracker:
         if seen < cfg.min_evidence_px and margin < cfg.evidence_margin:
             doubts += (f"the two best differ in {seen} px",)
         if unexplained >= cfg.unexplained:
-            rival, turned = others[int(np.argmax(other_scores))]
             doubts += (
                 f"{rival.id} turned {turned}, not allowed here, fits better ({unexplained:+.3f})",
             )
@@ -1446,6 +1450,12 @@ class Tracker:
                 f": it looks most like {tile.id} turned {r}, but every {tile.id} has been "
                 f"played; {self._suspect(tile.id)}"
             )
+        elif unexplained >= cfg.unexplained:
+            clash = self._clashing_neighbour(cell, rival, turned)
+            if clash is not None:
+                text += f": it looks most like {rival.id} turned {turned}, " + self._suspect_at(
+                    clash[0], "its side against it does not allow that"
+                )
         return Question(ranked[: cfg.max_options], picture, text, doubts)
 
     def _late_follower(self, board: Board, changes: Changes) -> Amend | None:
@@ -1548,16 +1558,12 @@ class Tracker:
         looks like a played-out type is more likely the new tile misread.
         """
         game = self.game
-        cfg = self.config
         copies = [
             c
             for c in self._least_sure_first(tile.id)
             if c in self.certainty and c not in self.repaired and board.contains(c)
         ]
-        colours = [p.colour for p in game.players]
         for cell in copies:
-            index = self._turn_index(cell)
-            laid = game.log[index]
             pattern = game.board.required_sides(cell)
             others = [
                 (game.tileset[tid], r)
@@ -1565,39 +1571,113 @@ class Tracker:
                 if n > 0 and tid != tile.id
                 for r in game.tileset[tid].rotations_fitting(pattern)
             ]
-            if not others:
+            repair = self._read_copy_again(board, cell, others, gain)
+            if repair is not None:
+                return repair
+        return None
+
+    def _repair_neighbour(
+        self, board: Board, cell, rival: TileType, turned: int, gain: float
+    ) -> tuple[Amend, Game] | None:
+        """``rival`` turned ``turned`` explains the new tile's picture at ``cell`` ``gain``
+        better than anything the rules allow there, and only one neighbour's side forbids it:
+        that neighbour was probably read wrong (with nobody at the table to correct it, as in
+        ``replay``, every tile laid against the wrong side is then read as something else, and
+        asked about). The neighbour is read again as :meth:`_repair` reads a copy: as the
+        reading whose side meets the rival's that explains its picture almost as well (within
+        ``gain`` less ``repair_margin``), where the rules allow it and then the rival here."""
+        game = self.game
+        clash = self._clashing_neighbour(cell, rival, turned)
+        if clash is None or game.remaining.get(rival.id, 0) <= 0:  # spent: _repair's case
+            return None
+        neighbour, facing, side = clash
+        if neighbour not in self.certainty or neighbour in self.repaired:
+            return None
+        if not board.contains(neighbour):
+            return None
+        pattern = list(game.board.required_sides(neighbour))
+        pattern[facing] = side
+        pattern = "".join(pattern)
+        laid = game.board.tiles[neighbour].tile.id
+        readings = [
+            (game.tileset[tid], r)
+            for tid in sorted(game.tileset.types)
+            if game.remaining.get(tid, 0) > 0 or tid == laid
+            for r in game.tileset[tid].rotations_fitting(pattern)
+        ]
+
+        def allows_rival(amended: Game) -> bool:
+            fits = rival.rotations_fitting(amended.board.required_sides(cell))
+            return rival.canonical_rotation(turned) in fits
+
+        return self._read_copy_again(board, neighbour, readings, gain, allows_rival)
+
+    def _clashing_neighbour(self, cell, tile: TileType, rotation: int):
+        """The one laid neighbour whose side forbids ``tile`` turned ``rotation`` at ``cell``:
+        (its cell, its side facing ``cell`` (0-3, N E S W), what ``tile`` needs there), or None
+        where no side or several do."""
+        required = self.game.board.required_sides(cell)
+        sides = tile.oriented(rotation).sides
+        clashes = [k for k, need in enumerate(required) if need not in (".", sides[k])]
+        if len(clashes) != 1:
+            return None
+        k = clashes[0]
+        dx, dy = NEIGHBOUR_OFFSETS[k]
+        return (cell[0] + dx, cell[1] + dy), (k + 2) % 4, sides[k]
+
+    def _read_copy_again(
+        self, board: Board, cell, readings, gain: float, allows=None
+    ) -> tuple[Amend, Game] | None:
+        """The tile at ``cell`` read as the first of ``readings`` ((tile, rotation), those its
+        picture fits best first) that costs its cell less than ``gain`` (by ``repair_margin``)
+        and that the rules allow (``allows(game)`` too, when given), with its follower on the
+        likeliest spot of that tile if the figure still stands there: the amend, and the game
+        once it is applied. A turn that moved the Gingerbread Man is never read again."""
+        game = self.game
+        cfg = self.config
+        index = self._turn_index(cell)
+        laid = game.log[index]
+        if laid.gingerbread is not None:
+            # read as much from the figure's move as from the tile's picture (an icon tile and
+            # the plain one drawn like it): the picture alone must not overturn it (a Gingerbread
+            # icon tile whose road stub a figure hid was read as the plain tile, 0.003 worse)
+            return None
+        readings = [(t, r) for t, r in readings if (t.id, r) != (laid.tile, laid.rotation)]
+        if not readings:
+            return None
+        whole = board.cell(*cell)
+        crop = self.scorer.prepare(whole)
+        masks, ignore = self._figures(crop)
+        current = (game.tileset[laid.tile], laid.rotation)
+        scores = self.scorer.score(crop, [current, *readings], ignore, whole)
+        if scores[0] - max(scores[1:]) > gain - cfg.repair_margin:
+            return None
+        events = list(game.log)
+        # the follower laid with it, if it still stands there: on the likeliest spot of the
+        # tile it is read as (a spot's name means another segment on another tile)
+        colour = game.players[game.results[index].player].colour
+        figure = masks[colour] if laid.meeple else None
+        before = None
+        if figure is not None and figure.any():
+            foot = self.scorer.figure_core(crop, colour, figure)
+            before = game.replayed(events[:index])
+        for i in np.argsort(scores[1:])[::-1]:
+            other, rotation = readings[i]
+            if scores[1 + i] < scores[0] - gain + cfg.repair_margin:
+                break
+            turn = replace(laid, tile=other.id, rotation=rotation)
+            if before is not None:
+                spots = self._turns_for(other, rotation, cell, foot, game=before)
+                turn = replace(turn, meeple=spots[0].meeple)
+            events[index] = turn
+            try:
+                amended = game.replayed(events)
+            except IllegalTurn:
                 continue
-            whole = board.cell(*cell)
-            crop = self.scorer.prepare(whole)
-            masks, ignore = self._figures(crop)
-            scores = self.scorer.score(crop, [(tile, laid.rotation), *others], ignore, whole)
-            loss = scores[0] - max(scores[1:])
-            if loss > gain - cfg.repair_margin:
+            if allows is not None and not allows(amended):
                 continue
-            events = list(game.log)
-            # the follower laid with it, if it still stands there: on the likeliest spot of the
-            # tile it is read as (a spot's name means another segment on another tile)
-            colour = colours[game.results[index].player]
-            figure = masks[colour] if laid.meeple else None
-            before = None
-            if figure is not None and figure.any():
-                foot = self.scorer.figure_core(crop, colour, figure)
-                before = game.replayed(events[:index])
-            for i in np.argsort(scores[1:])[::-1]:
-                other, rotation = others[i]
-                if scores[1 + i] < scores[0] - gain + cfg.repair_margin:
-                    break
-                turn = replace(laid, tile=other.id, rotation=rotation)
-                if before is not None:
-                    spots = self._turns_for(other, rotation, cell, foot, game=before)
-                    turn = replace(turn, meeple=spots[0].meeple)
-                events[index] = turn
-                try:
-                    amended = game.replayed(events)
-                except IllegalTurn:
-                    continue
-                log.info("tracker: turn %d read again as %s", index + 1, turn.describe())
-                return Amend(index, turn, self._crop_picture(board, cell)), amended
+            log.info("tracker: turn %d read again as %s", index + 1, turn.describe())
+            return Amend(index, turn, self._crop_picture(board, cell)), amended
         return None
 
     def _repair_follower(
@@ -1699,10 +1779,14 @@ class Tracker:
         cells = self._least_sure_first(tile_id)
         if not cells:
             return "check the earlier turns"
-        cell = cells[0]
+        return self._suspect_at(cells[0], "it may be another tile")
+
+    def _suspect_at(self, cell, why: str) -> str:
+        """ "check the <tile> at (x,y) (turn N): ``why``" for the tile laid at ``cell``."""
         index = self._turn_index(cell)
         when = f" (turn {index + 1})" if index is not None else ""
-        return f"check the {tile_id} at ({cell[0]},{cell[1]}){when}: it may be another tile"
+        tile_id = self.game.board.tiles[cell].tile.id
+        return f"check the {tile_id} at ({cell[0]},{cell[1]}){when}: {why}"
 
     def _least_sure_first(self, tile_id: str) -> list[tuple[int, int]]:
         """The cells of ``tile_id``'s copies on the table, the least surely read first (a tile

@@ -91,16 +91,21 @@ def test_suspect_is_the_least_sure_copy(drawn_game):
     assert "earlier turns" in tracker._suspect("no-such-tile")
 
 
-def _with_turn_3_misread(drawn_game, drawn_frames, apply_amends: bool, prepare=None):
-    """The drawn game read by nobody until five turns are in, turn 3 (a V) put in as the set's
-    only WI2; ``prepare(tracker)`` first, if given. Returns the game and the amends the
-    tracker made (applied to the game with ``apply_amends``)."""
+def _with_misread(
+    drawn_game, drawn_frames, wrong: Turn, turns: int, apply_amends=True, prepare=None, asked=None
+):
+    """The drawn game read by nobody until ``turns`` turns are in, with ``wrong`` put in for
+    the turn at its cell; ``prepare(tracker)`` first, if given. Returns the game and the
+    amends the tracker made (applied to the game with ``apply_amends``). Given a list
+    ``asked``, people sit at the table (taking each question's best option) and the questions
+    go there."""
     g = drawn_game.game
     game = Game.start(g.tileset, g.players, g.options)
-    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=False)
+    people = asked is not None
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=people)
     if prepare is not None:
         prepare(tracker)
-    wrong = replace(g.log[2], tile="WI2", rotation=180)
+    index = next(i for i, e in enumerate(g.log) if e.cell == wrong.cell)
     amends = []
     for frame in drawn_frames:
         for obs in tracker.feed(frame):
@@ -110,10 +115,18 @@ def _with_turn_3_misread(drawn_game, drawn_frames, apply_amends: bool, prepare=N
                     game.replace(obs.index, obs.turn)
             elif isinstance(obs, Commit | Question):
                 read = obs.turn if isinstance(obs, Commit) else obs.best
-                game.apply(wrong if len(game.log) == 2 else read)
-        if len(game.log) == 5:
+                if isinstance(obs, Question) and people:
+                    asked.append(obs)
+                game.apply(wrong if len(game.log) == index else read)
+        if len(game.log) == turns:
             break
     return game, amends
+
+
+def _with_turn_3_misread(drawn_game, drawn_frames, apply_amends: bool, prepare=None):
+    """Turn 3 (a V) put in as the set's only WI2, read until five turns are in."""
+    wrong = replace(drawn_game.game.log[2], tile="WI2", rotation=180)
+    return _with_misread(drawn_game, drawn_frames, wrong, 5, apply_amends, prepare)
 
 
 def test_a_turn_read_wrong_is_read_again_when_the_tile_it_took_turns_up(drawn_game, drawn_frames):
@@ -128,6 +141,39 @@ def test_a_turn_read_wrong_is_read_again_when_the_tile_it_took_turns_up(drawn_ga
     assert [(a.index, a.turn.tile, a.turn.rotation) for a in amends] == [(2, "V", 270)]
     laid = [(t.tile, t.cell, t.rotation) for t in game.log]
     assert laid == [(t.tile, t.cell, t.rotation) for t in truth[:5]]
+
+
+def test_a_turn_read_wrong_is_read_again_when_a_tile_laid_against_it_shows_its_side(
+    drawn_game, drawn_frames
+):
+    """Nobody corrected turn 3: its road curve (V) went into the game as an E whose city faces
+    west. Six turns later a K is laid west of it, its field facing that city: the rules forbid
+    the K its picture shows, and every tile they allow fits worse. Only turn 3's side stands
+    in the way, and turn 3's own picture shows a V as well as ever, so it is read again as the
+    V (its field facing the K) and the new tile as the K, rather than asking about it and
+    every tile laid against that side after it."""
+    truth = list(drawn_game.game.log)
+    assert (truth[2].tile, truth[8].tile, truth[8].cell) == ("V", "K", (-1, 2))
+    wrong = replace(truth[2], tile="E", rotation=270)
+    game, amends = _with_misread(drawn_game, drawn_frames, wrong, 9)
+    assert [(a.index, a.turn.tile, a.turn.rotation) for a in amends] == [(2, "V", 270)]
+    laid = [(t.tile, t.cell, t.rotation) for t in game.log]
+    assert laid == [(t.tile, t.cell, t.rotation) for t in truth[:9]]
+
+
+def test_with_people_at_the_table_a_tile_a_neighbour_forbids_names_the_neighbour(
+    drawn_game, drawn_frames
+):
+    """The same misread with people at the table: the tracker reads nothing again on its own
+    say but asks about the K, naming the turn whose side forbids what it sees."""
+    truth = list(drawn_game.game.log)
+    wrong = replace(truth[2], tile="E", rotation=270)
+    asked = []
+    _, amends = _with_misread(drawn_game, drawn_frames, wrong, 9, asked=asked)
+    assert amends == []
+    (question,) = [q for q in asked if q.best.cell == truth[8].cell]
+    assert "looks most like K" in question.text
+    assert "check the E at (0,2) (turn 3)" in question.text
 
 
 def test_a_tile_read_under_a_dark_shadow_reads_no_earlier_turn_again(
