@@ -19,8 +19,8 @@ import numpy as np
 
 from meeplecam.vision import lens
 from meeplecam.vision.edges import refine_quad
-from meeplecam.vision.table import apply_homography as apply
 from meeplecam.vision.table import (
+    ASPECT_SURE,
     aspect_wobble,
     edge_image,
     intersect_lines,
@@ -30,6 +30,7 @@ from meeplecam.vision.table import (
     side_lengths,
     side_sharpness,
 )
+from meeplecam.vision.table import apply_homography as apply
 
 from .config import settings
 from .errors import TileNotFound
@@ -211,13 +212,14 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, tile_b
     """The homography (pixels -> mm) from the table outline (a rectangle of unknown size: it fixes
     the perspective, its corners being far apart) and the tiles (squares of ``side_mm``: they fix
     the table's width and depth). Where the outline also gives the table's proportions (``size``:
-    the frame's, for :func:`~meeplecam.vision.table.rectangle_aspect`) and the tiles disagree with them, a tile side was
-    missed against a table of its colour: the table's proportions and each tile's larger extent
-    are used instead; given ``tile_beyond`` ((corners a side's move gives, corners found, the
-    side), in pixels -> what the picture shows of the tile beyond it: :func:`square_up`), the
-    missed side is then put back a tile's side from the one opposite before the axes are laid on
-    the first tile: else the start tile, and the whole grid with it, lies half the missed strip
-    off. Returns (H, rms_mm)."""
+    the frame's, for :func:`~meeplecam.vision.table.rectangle_aspect`) and the tiles disagree
+    with them, a tile side was missed against a table of its colour (or found beyond the tile):
+    the table's proportions and each tile's larger extent (its shorter one, where the picture
+    shows a side found beyond it) are used instead; given ``tile_beyond`` ((corners a side's
+    move gives, corners found, the side), in pixels -> what the picture shows of the tile
+    beyond it: :func:`square_up`), the wrong side is then put back a tile's side from the one
+    opposite before the axes are laid on the first tile: else the start tile, and the whole
+    grid with it, lies half the missed strip off. Returns (H, rms_mm)."""
     cfg = settings("scale")
     if not quads_px:
         raise TileNotFound("no tile to fix the scale")
@@ -233,27 +235,39 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, tile_b
         ey.append(e1[1] ** 2 + e2[1] ** 2)
     sx, sy = np.sqrt(np.median(ex)) / side_mm, np.sqrt(np.median(ey)) / side_mm
     aspect = rectangle_aspect(table_px, size) if size is not None else None
-    # a table tilted away about one axis only tells its proportions poorly (snowy 07006: 1.56
-    # for 1.76, a corner a pixel off and they are lost): the tiles' own shape may then disagree
-    # with them by as much as they would change with the corners a pixel or two off
-    tolerance = cfg["aspect_tolerance"] + 2 * aspect_wobble(table_px, size) if aspect else 0
-    missed = aspect is not None and abs((sy / sx) / aspect - 1) > tolerance
+    missed = aspect is not None and abs((sy / sx) / aspect - 1) > cfg["aspect_tolerance"]
     if missed:
         # The tiles disagree with the table's proportions: a side was missed (an edge against a
         # table of its colour makes a tile smaller), or found out on the bare table (a wood
         # grain's line beside a lamp's glare makes it larger). Metric up to scale: (u, v /
         # aspect); each tile's larger extent is its side unless the picture shows the latter.
         slack = cfg["missed_side_slack_mm"]
-        extents = []
+        extents, complete = [], []
         for q in quads:
             c = apply(h_unit, q) * [1.0, 1.0 / aspect]
             sides = side_lengths(c)
             short, long = sorted(((sides[1] + sides[3]) / 2, (sides[0] + sides[2]) / 2))
-            as_short = np.diag([side_mm / short, side_mm / short / aspect, 1.0]) @ h_unit
-            beyond = tile_beyond is not None and _found_beyond(
-                as_short, q, side_mm, slack, tile_beyond
-            )
+            beyond = False
+            if tile_beyond is not None:
+                as_short, as_long = (
+                    np.diag([side_mm / e, side_mm / e / aspect, 1.0]) @ h_unit
+                    for e in (short, long)
+                )
+                beyond = any(
+                    _art_on_one_side(*arts) is not None
+                    for arts in _strips(as_short, q, side_mm, slack, tile_beyond)
+                )
+                grown = _strips(as_long, q, side_mm, slack, tile_beyond)
+                bare = [art < BARE_TABLE for arts in grown for art in arts]  # NaN: not bare
+                complete.append(not beyond and bool(bare) and all(bare))
             extents.append(short if beyond else long)
+        # A table tilted away about one axis only tells its proportions poorly (snowy 07006:
+        # 1.56 for 1.76, and a corner a pixel off would lose them): a tile found right then
+        # disagrees with them, and is taken as found where the picture shows it whole (what
+        # either side's move would add to it is bare table).
+        unsure = aspect_wobble(table_px, size) > ASPECT_SURE
+        missed = not (unsure and complete and complete[0])
+    if missed:
         sx = float(np.median(extents)) / side_mm
         sy = sx * aspect
     metric = np.diag([1 / sx, 1 / sy, 1.0]) @ h_unit
@@ -274,21 +288,20 @@ def _squared(metric: np.ndarray, q: np.ndarray, side_mm: float, slack: float, ti
     return apply(np.linalg.inv(metric), square_up(apply(metric, q), None, side_mm, slack, beyond))
 
 
-def _found_beyond(metric, q, side_mm: float, slack: float, tile_beyond) -> bool:
-    """Whether a tile (``q``, pixels) too long under ``metric`` (which takes its shorter extent
-    for its side) had a side found out on the bare table: moving that one in to a tile's side
-    from its opposite leaves a strip of bare table, where moving the opposite one would cut
-    through tile art. A side missed against a table of the tile's colour shows art both ways."""
+def _strips(metric, q, side_mm: float, slack: float, tile_beyond) -> list[tuple[float, float]]:
+    """For each pair of a tile's sides (``q``, pixels) that lies more than ``slack`` nearer or
+    farther apart than ``side_mm`` under ``metric``: the share of tile art in the strip that
+    moving either of them to lie a tile's side from the other adds (or cuts off), NaN where a
+    strip is too thin to tell (:func:`_unlike_table`)."""
     q_mm = apply(metric, q)
     beyond = _in_mm(metric, q, tile_beyond)
     sides = _sides(q_mm)
+    out = []
     for i, j in ((0, 2), (1, 3)):
-        if np.dot(sides[i][0] - sides[j][0], sides[i][1]) <= side_mm + slack:
-            continue
-        cut = [art for art, _ in _moves(q_mm, i, j, side_mm, beyond)]
-        if min(cut) < BARE_TABLE <= max(cut):
-            return True
-    return False
+        if abs(np.dot(sides[i][0] - sides[j][0], sides[i][1]) - side_mm) > slack:
+            (art_i, _), (art_j, _) = _moves(q_mm, i, j, side_mm, beyond)
+            out.append((art_i, art_j))
+    return out
 
 
 # of a strip beside a tile, the share unlike the table around it that still counts as bare table
@@ -323,14 +336,25 @@ def square_up(
             weak, strong = (i, j) if sharpness[i] < sharpness[j] else (j, i)
         else:
             (art_i, step_i), (art_j, step_j) = _moves(q, i, j, side_mm, tile_beyond)
-            if min(art_i, art_j) < BARE_TABLE <= max(art_i, art_j):
+            art_side = _art_on_one_side(art_i, art_j)
+            if art_side is not None:
                 # too near: the side with art beyond it; too far: the one with none inside
-                weak, strong = (i, j) if (art_i > art_j) == (gap < side_mm) else (j, i)
+                weak, strong = (i, j) if (art_side == 0) == (gap < side_mm) else (j, i)
             else:
                 weak, strong = (i, j) if step_i >= step_j else (j, i)
         lines = _moved(q, lines, weak, strong, side_mm)
     out = intersect_lines(lines)
     return q if out is None else out
+
+
+def _art_on_one_side(art_i: float, art_j: float) -> int | None:
+    """0 or 1: which of two strips shows tile art where the other is bare table; None where
+    both or neither do, or a strip was too thin to tell (NaN)."""
+    if np.isnan(art_i) or np.isnan(art_j):
+        return None
+    if min(art_i, art_j) < BARE_TABLE <= max(art_i, art_j):
+        return 0 if art_i > art_j else 1
+    return None
 
 
 def _sides(q: np.ndarray) -> list:
@@ -451,8 +475,8 @@ def _unlike_table(frame: np.ndarray, found: np.ndarray, moved: np.ndarray, side:
     kept = (mask(found) & mask(moved)).astype(np.uint8)  # the tile both ways
     inside &= ~cv2.dilate(kept, np.ones((5, 5), np.uint8)).astype(bool)
     ring = mask(found, 1.4 * tile) & ~mask(found, 1.0 * tile)
-    if inside.sum() < 4 or ring.sum() < 20:
-        return 0.0
+    if inside.sum() < 2 * tile or ring.sum() < 20:
+        return np.nan  # a strip a pixel or two wide: the tile's blurred edge, not its art
     table = np.median(roi[ring], axis=0)
     spread = np.median(np.linalg.norm(roi[ring] - table, axis=1))
     far = np.linalg.norm(roi[inside] - table, axis=1) > max(10.0, 3.0 * spread)

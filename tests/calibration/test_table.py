@@ -304,6 +304,14 @@ def test_a_tile_side_found_out_on_the_table_is_moved_in_where_it_leaves_bare_tab
     squared = square_up(found, None, 45.0, 2.0, tile_beyond)
     assert np.allclose(squared, [[0, 0], [45, 0], [45, 45], [0, 45]], atol=1e-6)
 
+    # strips too thin to tell art from table (NaN): the side whose new place is the sharper
+    # step, the tile's own edge, moves
+    def too_thin(corners_mm, side):
+        return (np.nan, 4.0) if side == 0 else (np.nan, 1.0)
+
+    squared = square_up(found, None, 45.0, 2.0, too_thin)
+    assert np.allclose(squared, [[0, 0], [45, 0], [45, 45], [0, 45]], atol=1e-6)
+
 
 def _game_start_frame(seed: int, size=(1920, 1080)):
     """The first frame of the synthetic snowy game ``seed`` as ``meeplecam synth`` writes it
