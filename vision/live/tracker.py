@@ -1786,7 +1786,8 @@ class Tracker:
         return self._suspect_at(cells[0], "it may be another tile")
 
     def _suspect_at(self, cell, why: str) -> str:
-        """ "check the <tile> at (x,y) (turn N): ``why``" for the tile laid at ``cell``."""
+        """What the players are asked to check of the tile laid at ``cell``: "check the
+        <tile> at (x,y) (turn N): ``why``"."""
         index = self._turn_index(cell)
         when = f" (turn {index + 1})" if index is not None else ""
         tile_id = self.game.board.tiles[cell].tile.id
