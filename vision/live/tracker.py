@@ -1383,11 +1383,7 @@ class Tracker:
             repair = self._repair(board, spent_best[1], spent_best[0] - max(scores))
             if repair is not None:
                 return self._read_again(board, cell, *repair)
-        if unexplained >= cfg.evidence_margin and may_repair:
-            # only a rival the picture clearly prefers: on the ten copy games at 720p, 13
-            # neighbours were read again on leads of 0.07 to 1.45; under 0.3 came the one
-            # read right before, two of the five read wrong both ways and two of seven put
-            # right (and a Gingerbread icon tile's, 0.29, in a test game)
+        if unexplained >= cfg.unexplained and may_repair:
             repair = self._repair_neighbour(board, cell, rival, turned, unexplained)
             if repair is not None:
                 return self._read_again(board, cell, *repair)
