@@ -326,10 +326,9 @@ def square_up(
     edge (the side found in the missed one's stead is the city's border inside the tile, often
     the sharper of the two found)."""
     q = np.asarray(corners_mm, np.float64).reshape(4, 2)
-    lines = _lines(q)
+    lines, sides = _lines(q), _sides(q)
     for i, j in ((0, 2), (1, 3)):
-        mid_i, out_i = _sides(q)[i]
-        gap = float(np.dot(mid_i - _sides(q)[j][0], out_i))
+        gap = float(np.dot(sides[i][0] - sides[j][0], sides[i][1]))
         if abs(gap - side_mm) <= slack_mm:
             continue
         if tile_beyond is None:
