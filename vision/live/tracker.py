@@ -1533,17 +1533,23 @@ class Tracker:
         """Out with ``amend`` (see :meth:`_repair`), and the tile at ``cell`` read in the game
         as it stands once the amend is applied."""
         game = self.game
-        self.repaired.add(amend.turn.cell)
-        self.certainty[amend.turn.cell] = 0.0
-        self.readings[amend.turn.cell] = amend.turn
-        self._out.append(amend)
+        self._take(amend)
         self.game, self.reading_again = amended, True
         try:
             return self._decode_tile(board, cell)
         finally:
             self.game, self.reading_again = game, False
 
-    def _repair(self, board: Board, tile: TileType, gain: float) -> tuple[Amend, Game] | None:
+    def _take(self, amend: Amend) -> None:
+        """Out with ``amend``, a turn read again on the tracker's own say (never again)."""
+        self.repaired.add(amend.turn.cell)
+        self.certainty[amend.turn.cell] = 0.0
+        self.readings[amend.turn.cell] = amend.turn
+        self._out.append(amend)
+
+    def _repair(
+        self, board: Board, tile: TileType, gain: float, chain: bool = True
+    ) -> tuple[Amend, Game] | None:
         """``tile`` explains the new tile's picture ``gain`` better than anything the bag still
         holds, but every copy of it is on the table: an earlier turn probably took a copy by
         mistake (with nobody at the table to correct it, as in ``replay``, every later copy of
@@ -1556,6 +1562,12 @@ class Tracker:
         the new tile is read again. Only when nobody answers: people at the table are asked,
         the question naming the suspect copy, since with every turn corrected a tile that
         looks like a played-out type is more likely the new tile misread.
+
+        With ``chain``, where no copy can be read as a tile in the bag, a copy is read as
+        another played-out type once one of that type's copies is read as a tile in the bag
+        (:meth:`_repair` again, without ``chain``): two misreads in a chain, as a WI4 read as N
+        took the last N, then an N read as M the last M (a scans game with the art's model). The
+        first amend goes out at once; the second is returned.
         """
         game = self.game
         copies = [
@@ -1574,6 +1586,43 @@ class Tracker:
             repair = self._read_copy_again(board, cell, others, gain)
             if repair is not None:
                 return repair
+        if not chain:
+            return None
+        candidates = []  # (what reading the copy as the other type costs, copy, type, rotation)
+        for cell in copies:
+            laid = game.log[self._turn_index(cell)]
+            pattern = game.board.required_sides(cell)
+            spent = [
+                (other, r)
+                for other in game.tileset.types.values()
+                if other.id != tile.id and game.remaining.get(other.id, 0) <= 0
+                for r in other.rotations_fitting(pattern)
+            ]
+            if not spent:
+                continue
+            whole = board.cell(*cell)
+            crop = self.scorer.prepare(whole)
+            _, ignore = self._figures(crop)
+            scores = self.scorer.score(crop, [(tile, laid.rotation), *spent], ignore, whole)
+            candidates += [
+                (scores[0] - s, cell, *read) for s, read in zip(scores[1:], spent, strict=True)
+            ]
+        # the copy whose picture fits the other type best goes first (how surely each copy
+        # was committed does not tell them apart: in that scans game the less sure M was an M)
+        for loss, cell, other, rotation in sorted(candidates, key=lambda c: c[0]):
+            if loss > gain - self.config.repair_margin:
+                break
+            freed = self._repair(board, other, gain - loss, chain=False)
+            if freed is None:
+                continue
+            self.game = freed[1]
+            try:
+                second = self._read_copy_again(board, cell, [(other, rotation)], gain)
+            finally:
+                self.game = game
+            if second is not None:
+                self._take(freed[0])
+                return second
         return None
 
     def _repair_neighbour(

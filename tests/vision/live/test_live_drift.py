@@ -92,10 +92,10 @@ def test_suspect_is_the_least_sure_copy(drawn_game):
 
 
 def _with_misread(
-    drawn_game, drawn_frames, wrong: Turn, turns: int, apply_amends=True, prepare=None, asked=None
+    drawn_game, drawn_frames, wrong, turns: int, apply_amends=True, prepare=None, asked=None
 ):
-    """The drawn game read by nobody until ``turns`` turns are in, with ``wrong`` put in for
-    the turn at its cell; ``prepare(tracker)`` first, if given. Returns the game and the
+    """The drawn game read by nobody until ``turns`` turns are in, with ``wrong`` (a turn, or a
+    list of them) put in for the turn at its cell; ``prepare(tracker)`` first, if given. Returns the game and the
     amends the tracker made (applied to the game with ``apply_amends``). Given a list
     ``asked``, people sit at the table (taking each question's best option) and the questions
     go there."""
@@ -105,7 +105,10 @@ def _with_misread(
     tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), people_answer=people)
     if prepare is not None:
         prepare(tracker)
-    index = next(i for i, e in enumerate(g.log) if e.cell == wrong.cell)
+    wrongs = {
+        next(i for i, e in enumerate(g.log) if e.cell == turn.cell): turn
+        for turn in (wrong if isinstance(wrong, list) else [wrong])
+    }
     amends = []
     for frame in drawn_frames:
         for obs in tracker.feed(frame):
@@ -117,7 +120,7 @@ def _with_misread(
                 read = obs.turn if isinstance(obs, Commit) else obs.best
                 if isinstance(obs, Question) and people:
                     asked.append(obs)
-                game.apply(wrong if len(game.log) == index else read)
+                game.apply(wrongs.get(len(game.log), read))
         if len(game.log) == turns:
             break
     return game, amends
@@ -159,6 +162,40 @@ def test_a_turn_read_wrong_is_read_again_when_a_tile_laid_against_it_shows_its_s
     assert [(a.index, a.turn.tile, a.turn.rotation) for a in amends] == [(2, "V", 270)]
     laid = [(t.tile, t.cell, t.rotation) for t in game.log]
     assert laid == [(t.tile, t.cell, t.rotation) for t in truth[:9]]
+
+
+def test_two_turns_read_wrong_in_a_chain_are_both_read_again(drawn_game, drawn_frames):
+    """Nobody corrected turns 3 and 4: the V went in as the set's only WI5, and the WI5 laid
+    next, its copy taken, as the set's only WI2 (a scans game read a WI4 as N, then an N as
+    M). The real WI2 turns up with no copy left, and nothing still in the bag could lie where
+    turn 4 lies: turn 4 gives WI2's copy back only as the WI5 its picture shows, once turn 3
+    gives WI5's copy back as the V it is. Both go out, turn 3's first."""
+    truth = list(drawn_game.game.log)
+    assert [t.tile for t in truth[2:5]] == ["V", "WI5", "WI2"]
+    wrong = [
+        replace(truth[2], tile="WI5", rotation=270, meeple=None),
+        replace(truth[3], tile="WI2", rotation=180, meeple=None),
+    ]
+    seen = {}
+
+    def unsuspecting(tracker):  # the misreads go in unnoticed
+        seen["tracker"], seen["repair"] = tracker, tracker._repair
+        tracker._repair = lambda board, tile, gain, chain=True: None
+
+    game, _ = _with_misread(drawn_game, drawn_frames, wrong, 4, prepare=unsuspecting)
+    tracker = seen["tracker"]
+    tracker._repair = seen["repair"]
+    tracker.sync()
+    place = game.board.required_sides(truth[3].cell)
+    for tile in game.tileset.types.values():
+        if tile.id not in ("WI2", "WI5") and tile.rotations_fitting(place):
+            game.remaining[tile.id] = 0
+    amend, amended = tracker._repair(tracker._board(), game.tileset["WI2"], gain=0.3)
+    first = [o for o in tracker._out if isinstance(o, Amend)]
+    assert [(a.index, a.turn.tile, a.turn.rotation) for a in first] == [(2, "V", 270)]
+    assert (amend.index, amend.turn.tile, amend.turn.rotation) == (3, "WI5", 270)
+    assert [(t.tile, t.rotation) for t in amended.log[2:4]] == [("V", 270), ("WI5", 270)]
+    assert amended.remaining["WI2"] == 1  # the copy the new tile is
 
 
 def test_with_people_at_the_table_a_tile_a_neighbour_forbids_names_the_neighbour(
