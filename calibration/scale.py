@@ -242,8 +242,8 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, tile_b
         # grain's line beside a lamp's glare makes it larger). Metric up to scale: (u, v /
         # aspect); each tile's larger extent is its side unless the picture shows the latter.
         slack = cfg["missed_side_slack_mm"]
-        extents, complete = [], []
-        for q in quads:
+        extents, first_whole = [], False
+        for k, q in enumerate(quads):
             c = apply(h_unit, q) * [1.0, 1.0 / aspect]
             sides = side_lengths(c)
             short, long = sorted(((sides[1] + sides[3]) / 2, (sides[0] + sides[2]) / 2))
@@ -257,16 +257,16 @@ def fit_table_tiles(table_px, quads_px, side_mm: float = 45.0, size=None, tile_b
                     _art_on_one_side(*arts) is not None
                     for arts in _strips(as_short, q, side_mm, slack, tile_beyond)
                 )
-                grown = _strips(as_long, q, side_mm, slack, tile_beyond)
-                bare = [art < BARE_TABLE for arts in grown for art in arts]  # NaN: not bare
-                complete.append(not beyond and bool(bare) and all(bare))
+                if k == 0 and not beyond:  # the start tile: does the picture show it whole?
+                    grown = _strips(as_long, q, side_mm, slack, tile_beyond)
+                    bare = [art < BARE_TABLE for arts in grown for art in arts]  # NaN: not bare
+                    first_whole = bool(bare) and all(bare)
             extents.append(short if beyond else long)
         # A table tilted away about one axis only tells its proportions poorly (snowy 07006:
         # 1.56 for 1.76, and a corner a pixel off would lose them): a tile found right then
         # disagrees with them, and is taken as found where the picture shows it whole (what
         # either side's move would add to it is bare table).
-        unsure = aspect_wobble(table_px, size) > ASPECT_SURE
-        missed = not (unsure and complete and complete[0])
+        missed = not (first_whole and aspect_wobble(table_px, size) > ASPECT_SURE)
     if missed:
         sx = float(np.median(extents)) / side_mm
         sy = sx * aspect
@@ -369,15 +369,15 @@ def _lines(q: np.ndarray) -> list:
 def _moved(q: np.ndarray, lines: list, weak: int, strong: int, side_mm: float) -> list:
     """``lines`` with side ``weak`` moved to lie ``side_mm`` from side ``strong`` of ``q``."""
     mid, out = _sides(q)[strong]
-    along = _lines(q)[strong][1]
+    along = np.array([out[1], -out[0]])
     return [(mid - out * side_mm, along) if k == weak else ln for k, ln in enumerate(lines)]
 
 
 def _moves(q: np.ndarray, i: int, j: int, side_mm: float, tile_beyond) -> list:
     """``tile_beyond`` of moving side i, then side j, to lie ``side_mm`` from the other."""
-    seen = []
+    seen, lines = [], _lines(q)
     for weak, strong in ((i, j), (j, i)):
-        candidate = intersect_lines(_moved(q, _lines(q), weak, strong, side_mm))
+        candidate = intersect_lines(_moved(q, lines, weak, strong, side_mm))
         seen.append((0.0, -np.inf) if candidate is None else tile_beyond(candidate, weak))
     return seen
 

@@ -1600,10 +1600,7 @@ class Tracker:
             ]
             if not spent:
                 continue
-            whole = board.cell(*cell)
-            crop = self.scorer.prepare(whole)
-            _, ignore = self._figures(crop)
-            scores = self.scorer.score(crop, [(tile, laid.rotation), *spent], ignore, whole)
+            scores, _, _ = self._score_copy(board, cell, laid, spent)
             candidates += [
                 (scores[0] - s, cell, *read) for s, read in zip(scores[1:], spent, strict=True)
             ]
@@ -1661,6 +1658,16 @@ class Tracker:
 
         return self._read_copy_again(board, neighbour, readings, gain, allows_rival)
 
+    def _score_copy(self, board: Board, cell, laid: Turn, readings):
+        """How well the tile at ``cell`` (laid as ``laid``) looks like its reading, then like
+        each of ``readings`` ((tile, rotation)), the figures on it left out: the scores, the
+        scorer's crop and the figures' masks by colour."""
+        whole = board.cell(*cell)
+        crop = self.scorer.prepare(whole)
+        masks, ignore = self._figures(crop)
+        current = (self.game.tileset[laid.tile], laid.rotation)
+        return self.scorer.score(crop, [current, *readings], ignore, whole), crop, masks
+
     def _clashing_neighbour(self, cell, tile: TileType, rotation: int):
         """The one laid neighbour whose side forbids ``tile`` turned ``rotation`` at ``cell``:
         (its cell, its side facing ``cell`` (0-3, N E S W), what ``tile`` needs there), or None
@@ -1694,11 +1701,7 @@ class Tracker:
         readings = [(t, r) for t, r in readings if (t.id, r) != (laid.tile, laid.rotation)]
         if not readings:
             return None
-        whole = board.cell(*cell)
-        crop = self.scorer.prepare(whole)
-        masks, ignore = self._figures(crop)
-        current = (game.tileset[laid.tile], laid.rotation)
-        scores = self.scorer.score(crop, [current, *readings], ignore, whole)
+        scores, crop, masks = self._score_copy(board, cell, laid, readings)
         if scores[0] - max(scores[1:]) > gain - cfg.repair_margin:
             return None
         events = list(game.log)
