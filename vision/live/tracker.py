@@ -149,6 +149,10 @@ class TrackerConfig:
     spot_ambiguity: float = 0.02  # follower spots closer than this (tile units) are asked about
     # a standing figure's foot: its blob's pixels nearest the camera, 100 - this percent of them
     foot_percentile: float = 50
+    # a figure whose clear part covers less of its cell's crop than this stands (a lying one
+    # shows its whole outline: on 10 snowy and 5 scans games, lying figures covered 0.034 and
+    # up, standing ones 0.004 and up, 14 of 160 under 0.035)
+    lying_min_share: float = 0.025
     max_options: int = 6  # options listed in a question
     min_evidence_px: int = 12  # visible pixels (of the scoring crop) where the two best differ
     # ... unless the best leads by this much: those few pixels spoke clearly (a pennant twin's
@@ -157,8 +161,13 @@ class TrackerConfig:
     follower_guard: int = 3  # pixels around a follower left out of tile scoring (dilation)
     unexplained: float = 0.03  # a tile the rules forbid here may fit better by at most this
     spent_margin: float = 0.02  # ... and a tile whose every copy is played, by at most this
-    # such a tile's copy read earlier is read again as another tile when that costs its cell
-    # less than the spent tile gains here, by at least this (see Tracker._repair)
+    # ... unless the table rules it out: a tile read earlier counts as surely what it was read
+    # as when its picture fits that better than anything else that could lie there by this
+    # much (Tracker._ruled_out; stop 45, the 40 snowy and scans games with no profile: such a
+    # tile's lead 0.16 to 0.44 where the new tile's best was right, 0.21 to 0.26 where wrong)
+    sure_reading: float = 0.5
+    # a played-out tile's copy read earlier is read again as another tile when that costs its
+    # cell less than the spent tile gains here, by at least this (see Tracker._repair)
     repair_margin: float = 0.02
     # a player with no follower left whose colour shows a figure on the new tile: the follower
     # of theirs that their colour shows least is taken off its turn when it shows less than
@@ -1362,14 +1371,24 @@ class Tracker:
             if laid_layout(t, r) not in drawn_alike  # the options themselves are drawn alike
         ]
         other_scores = self.scorer.score(crop, others, ignore, whole)
-        unexplained = max(other_scores, default=-np.inf) - max(scores)
-        self.unexplained = unexplained
-        rival, turned = others[int(np.argmax(other_scores))] if others else (None, 0)
+        self.unexplained = max(other_scores, default=-np.inf) - max(scores)
+        # what the table itself rules out is left out (a played-out type whose every copy is
+        # surely read as it; a type that one neighbour surely read forbids)
+        ruled_out, against = self._ruled_out(
+            board, cell, others, other_scores, max(scores) + min(cfg.unexplained, cfg.spent_margin)
+        )
+        kept = [
+            (s, t, r)
+            for s, (t, r) in zip(other_scores, others, strict=True)
+            if (t.id, r) not in ruled_out
+        ]
+        best_kept = max(kept, default=(-np.inf, None, 0), key=lambda x: x[0])
+        unexplained, rival, turned = best_kept[0] - max(scores), best_kept[1], best_kept[2]
         spent_ids = {t.id for t, _ in spent}
         spent_best = max(
             (
                 (s, t, r)
-                for s, (t, r) in zip(other_scores, others, strict=True)
+                for s, t, r in kept
                 if t.id in spent_ids
                 and any(t.canonical_rotation(q) == r for q in t.rotations_fitting(pattern))
             ),
@@ -1384,9 +1403,11 @@ class Tracker:
             if repair is not None:
                 return self._read_again(board, cell, *repair)
         if unexplained >= cfg.unexplained and may_repair:
-            repair = self._repair_neighbour(board, cell, rival, turned, unexplained)
-            if repair is not None:
-                return self._read_again(board, cell, *repair)
+            clash = against.get((rival.id, turned))
+            if clash is not None:
+                repair = self._repair_neighbour(board, cell, rival, turned, unexplained, clash)
+                if repair is not None:
+                    return self._read_again(board, cell, *repair)
         scores = self._with_bag_prior(scores, options)
         order = sorted(range(len(options)), key=lambda i: -scores[i])
         ranked: list[tuple[Turn, float]] = []
@@ -1622,35 +1643,105 @@ class Tracker:
                 return second
         return None
 
-    def _repair_neighbour(
-        self, board: Board, cell, rival: TileType, turned: int, gain: float
-    ) -> tuple[Amend, Game] | None:
-        """``rival`` turned ``turned`` explains the new tile's picture at ``cell`` ``gain``
-        better than anything the rules allow there, and only one neighbour's side forbids it:
-        that neighbour was probably read wrong (with nobody at the table to correct it, as in
-        ``replay``, every tile laid against the wrong side is then read as something else, and
-        asked about). The neighbour is read again as :meth:`_repair` reads a copy: as the
-        reading whose side meets the rival's that explains its picture almost as well (within
-        ``gain`` less ``repair_margin``), where the rules allow it and then the rival here."""
+    def _ruled_out(self, board: Board, cell, others, other_scores, floor: float):
+        """Of ``others`` ((tile, rotation) read at ``cell`` with ``other_scores``) that score
+        above ``floor``, best first, those the table itself rules out, up to the first it does
+        not: a type whose every copy is on the table (none discarded) and surely read as it
+        (:meth:`_reading_lead` at least ``sure_reading``), or a type the bag still holds that
+        a neighbour whose side forbids it was surely read as what it is (the start tile is
+        given). Returns them as a set of (tile id, rotation), and for those that only one
+        neighbour forbids, what :meth:`_neighbour_against` found of it, for
+        :meth:`_repair_neighbour`."""
         game = self.game
-        clash = self._clashing_neighbour(cell, rival, turned)
-        if clash is None or game.remaining.get(rival.id, 0) <= 0:  # spent: _repair's case
-            return None
-        neighbour, facing, side = clash
-        if neighbour not in self.certainty or neighbour in self.repaired:
-            return None
+        sure = self.config.sure_reading
+        ruled_out: set[tuple[str, int]] = set()
+        against: dict[tuple[str, int], tuple] = {}
+        copies_sure: dict[str, bool] = {}
+        counts = game.tileset.counts()
+        for i in np.argsort(other_scores)[::-1]:
+            if other_scores[i] < floor:
+                break
+            tile, rotation = others[i]
+            if game.remaining.get(tile.id, 0) <= 0:
+                if tile.id not in copies_sure:
+                    copies = self._least_sure_first(tile.id)
+                    copies_sure[tile.id] = len(copies) == counts.get(tile.id, 0) and all(
+                        board.contains(c)
+                        and self._reading_lead(board, c, game.board.required_sides(c)) >= sure
+                        for c in copies
+                    )
+                if not copies_sure[tile.id]:
+                    break
+            else:
+                clashes = self._clashing_neighbours(cell, tile, rotation)
+                clashes.sort(key=lambda c: self._turn_index(c[0]) is not None)  # start first
+                leads = (self._neighbour_against(board, *c) for c in clashes)
+                found = [f for f in leads if f is not None]
+                if len(clashes) == 1 and found:
+                    against[(tile.id, rotation)] = found[0]
+                if not any(lead >= sure for _, _, lead in found):
+                    break
+            ruled_out.add((tile.id, rotation))
+        return ruled_out, against
+
+    def _reading_lead(self, board: Board, cell, pattern: str, readings=None) -> float:
+        """How much better the tile at ``cell`` fits its reading than any other tile of the set
+        whose sides meet ``pattern`` (N E S W, "." free) at any rotation, or than ``readings``
+        when given: its own picture's word for what it was read as. Infinite for the start
+        tile, which is given, and where there is no other reading."""
+        index = self._turn_index(cell)
+        if index is None:
+            return float("inf")
+        laid = self.game.log[index]
+        if readings is None:
+            readings = [
+                (tile, r)
+                for tile in self.game.tileset.types.values()
+                for r in tile.rotations_fitting(pattern)
+            ]
+        readings = [(t, r) for t, r in readings if (t.id, r) != (laid.tile, laid.rotation)]
+        if not readings:
+            return float("inf")
+        scores, _, _ = self._score_copy(board, cell, laid, readings)
+        return float(scores[0] - max(scores[1:]))
+
+    def _neighbour_against(self, board: Board, neighbour, facing: int, side: str):
+        """A neighbour whose side ``facing`` forbids a tile that needs ``side`` there: its
+        cell; its readings that would let that tile in, of types the bag holds or its own (at
+        rotations meeting its other neighbours); and how much better its own picture fits its
+        reading than any reading of any type that would let the tile in
+        (:meth:`_reading_lead`: a type the bag ran out of may be what lies there, its copy
+        taken by another misread). None where the camera does not see it."""
         if not board.contains(neighbour):
             return None
+        game = self.game
         pattern = list(game.board.required_sides(neighbour))
         pattern[facing] = side
         pattern = "".join(pattern)
-        laid = game.board.tiles[neighbour].tile.id
-        readings = [
-            (game.tileset[tid], r)
-            for tid in sorted(game.tileset.types)
-            if game.remaining.get(tid, 0) > 0 or tid == laid
-            for r in game.tileset[tid].rotations_fitting(pattern)
+        index = self._turn_index(neighbour)
+        laid = game.log[index].tile if index is not None else None
+        in_bag = [
+            (tile, r)
+            for tile in game.tileset.types.values()
+            if game.remaining.get(tile.id, 0) > 0 or tile.id == laid
+            for r in tile.rotations_fitting(pattern)
         ]
+        return neighbour, in_bag, self._reading_lead(board, neighbour, pattern)
+
+    def _repair_neighbour(
+        self, board: Board, cell, rival: TileType, turned: int, gain: float, against
+    ) -> tuple[Amend, Game] | None:
+        """``against`` (:meth:`_neighbour_against`): the one neighbour whose side forbids
+        ``rival`` turned ``turned``, which explains the new tile's picture at ``cell`` ``gain``
+        better than anything the rules allow there. That neighbour was probably read wrong
+        (with nobody at the table to correct it, as in ``replay``, every tile laid against the
+        wrong side is then read as something else, and asked about). It is read again as
+        :meth:`_repair` reads a copy: as the reading whose side meets the rival's that explains
+        its picture almost as well (within ``gain`` less ``repair_margin``), where the rules
+        allow it and then the rival here."""
+        neighbour, readings, _ = against
+        if neighbour not in self.certainty or neighbour in self.repaired:
+            return None
 
         def allows_rival(amended: Game) -> bool:
             fits = rival.rotations_fitting(amended.board.required_sides(cell))
@@ -1668,18 +1759,23 @@ class Tracker:
         current = (self.game.tileset[laid.tile], laid.rotation)
         return self.scorer.score(crop, [current, *readings], ignore, whole), crop, masks
 
-    def _clashing_neighbour(self, cell, tile: TileType, rotation: int):
-        """The one laid neighbour whose side forbids ``tile`` turned ``rotation`` at ``cell``:
-        (its cell, its side facing ``cell`` (0-3, N E S W), what ``tile`` needs there), or None
-        where no side or several do."""
+    def _clashing_neighbours(self, cell, tile: TileType, rotation: int) -> list:
+        """The laid neighbours whose sides forbid ``tile`` turned ``rotation`` at ``cell``, each
+        as (its cell, its side facing ``cell`` (0-3, N E S W), what ``tile`` needs there)."""
         required = self.game.board.required_sides(cell)
         sides = tile.oriented(rotation).sides
-        clashes = [k for k, need in enumerate(required) if need not in (".", sides[k])]
-        if len(clashes) != 1:
-            return None
-        k = clashes[0]
-        dx, dy = NEIGHBOUR_OFFSETS[k]
-        return (cell[0] + dx, cell[1] + dy), (k + 2) % 4, sides[k]
+        clashes = []
+        for k, need in enumerate(required):
+            if need not in (".", sides[k]):
+                dx, dy = NEIGHBOUR_OFFSETS[k]
+                clashes.append(((cell[0] + dx, cell[1] + dy), (k + 2) % 4, sides[k]))
+        return clashes
+
+    def _clashing_neighbour(self, cell, tile: TileType, rotation: int):
+        """The one laid neighbour whose side forbids ``tile`` turned ``rotation`` at ``cell``
+        (as :meth:`_clashing_neighbours` gives it), or None where no side or several do."""
+        clashes = self._clashing_neighbours(cell, tile, rotation)
+        return clashes[0] if len(clashes) == 1 else None
 
     def _read_copy_again(
         self, board: Board, cell, readings, gain: float, allows=None
@@ -1876,6 +1972,14 @@ class Tracker:
         costs = self._segment_costs(tile, rotation, follower, [s.segment for s in spots], cell)
         order = sorted(range(len(spots)), key=lambda i: costs[i])
         close = len(order) > 1 and costs[order[1]] - costs[order[0]] < self.config.spot_ambiguity
+        if close and np.count_nonzero(follower) < self.config.lying_min_share * follower.size:
+            # of a field and another spot about as likely: too small a figure to lie on its
+            # back stands, so not on the field
+            standing = [
+                i for i in order[:2] if tile.segments[spots[i].segment].kind is not Kind.FIELD
+            ]
+            if len(standing) == 1:
+                order, close = standing, False
         return [
             self._with_gingerbread(game, Turn(tile.id, x, y, rotation, spots[i].at), figure)
             for i in order[: 2 if close else 1]

@@ -213,6 +213,63 @@ def test_with_people_at_the_table_a_tile_a_neighbour_forbids_names_the_neighbour
     assert "check the E at (0,2) (turn 3)" in question.text
 
 
+def _with_k_fitting_a_forbidden_rival(tracker, monkeypatch, truth, gain=0.09):
+    """Turn 9's K made to look ``gain`` better than anything the rules allow as a K turned so
+    that only turn 3's side (a V) forbids it, as a scans game's W looked 0.09 better as a V its
+    neighbour's side forbade."""
+    k, v = truth[8], truth[2]
+    decode, score = tracker._decode_tile, tracker.scorer.score
+    rival = {}
+
+    def decode_noting_the_rival(board, cell):
+        rival.clear()
+        if cell == k.cell:
+            tile = tracker.game.tileset["K"]
+            rival["K"] = next(
+                r
+                for r in tile.distinct_rotations
+                if (clash := tracker._clashing_neighbour(cell, tile, r)) and clash[0] == v.cell
+            )
+        return decode(board, cell)
+
+    def score_favouring_the_rival(crop, options, *args, **kwargs):
+        scores = list(score(crop, options, *args, **kwargs))
+        for i, (t, r) in enumerate(options):
+            if rival.get(t.id) == r:  # options are scored first: their best is known
+                scores[i] = rival["best"] + gain
+        if rival:
+            rival["best"] = max(rival.get("best", -np.inf), *scores)
+        return scores
+
+    monkeypatch.setattr(tracker, "_decode_tile", decode_noting_the_rival)
+    monkeypatch.setattr(tracker.scorer, "score", score_favouring_the_rival)
+
+
+def test_a_forbidden_tile_fitting_better_asks_nothing_when_the_neighbour_against_it_is_sure(
+    drawn_game, drawn_frames, monkeypatch
+):
+    """Every turn read right, but turn 9's K fits a little better turned a way that turn 3's
+    V forbids. The V's own picture shows a V far better than any tile whose side would let
+    that K in, so the K cannot lie so: the better fit is the picture's noise, and the K is
+    committed as the rules allow it, with nobody asked. Were the V in doubt, it is asked."""
+    truth = list(drawn_game.game.log)
+    for sure, questions in ((0.5, 0), (float("inf"), 1)):
+        asked = []
+
+        def favour(tracker, sure=sure):
+            tracker.config = replace(tracker.config, sure_reading=sure)
+            _with_k_fitting_a_forbidden_rival(tracker, monkeypatch, truth)
+
+        game, _ = _with_misread(drawn_game, drawn_frames, [], 9, prepare=favour, asked=asked)
+        assert [(t.tile, t.cell, t.rotation) for t in game.log] == [
+            (t.tile, t.cell, t.rotation) for t in truth[:9]
+        ]
+        about_k = [q for q in asked if q.best.cell == truth[8].cell]
+        assert len(about_k) == questions
+        if about_k:
+            assert "check the V at (0,2) (turn 3)" in about_k[0].text
+
+
 def test_a_tile_read_under_a_dark_shadow_reads_no_earlier_turn_again(
     drawn_game, drawn_frames, monkeypatch
 ):

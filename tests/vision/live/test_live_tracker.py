@@ -561,6 +561,31 @@ def test_a_standing_figure_stands_where_its_foot_is_whichever_side_the_camera_is
     assert turn.meeple == spot
 
 
+def test_a_figure_too_small_to_lie_between_a_road_and_a_field_stands_on_the_road():
+    """A road curve with its city (K) below the start tile, and a figure where the road bends
+    beside the field inside the curve (snowy 07009): a farmer's middle and a thief's foot are
+    about as likely there. A blob as small as a standing figure's top cannot be a figure lying
+    on its back, so it is the thief, asked about no more; a blob as big as a lying figure's
+    outline stays in doubt."""
+    game = Game.start(find_tileset("winter"), [Player("Ann", "red"), Player("Bo", "yellow")])
+    rect = Rectifier(camera_view((0.5, 15.0), height=25.0, yaw_deg=0.0), frame_size=(1920, 1080))
+    tracker = Tracker(game, rect)
+    size, inset = tracker.config.scorer.size, tracker.config.scorer.inset
+
+    def px(t: float) -> int:  # tile units -> crop pixels
+        return round((t - inset) / (1 - 2 * inset) * size - 0.5)
+
+    def spots(half: float) -> list[str]:
+        mask = np.zeros((size, size), bool)
+        mask[px(0.7 - half) : px(0.7 + half), px(0.5 - half) : px(0.5 + half)] = True
+        k = game.tileset["K"]
+        assert k.segments[k.oriented(270).segment_at("NNW")].kind.value == "field"
+        return sorted(t.meeple for t in tracker._turns_for(k, 270, (0, 1), mask))
+
+    assert spots(0.04) == ["E"]  # the road
+    assert spots(0.12) == ["E", "NNW"]  # the road, or the field
+
+
 def test_a_clear_lead_is_not_doubted_for_the_few_pixels_it_rests_on(drawn_game, drawn_frames):
     # two readings that differ in a few visible pixels (a shield half under a follower) are
     # asked about, unless the best leads by ``evidence_margin``: then those pixels spoke clearly.
