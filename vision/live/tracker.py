@@ -1373,10 +1373,8 @@ class Tracker:
         other_scores = self.scorer.score(crop, others, ignore, whole)
         self.unexplained = max(other_scores, default=-np.inf) - max(scores)
         # what the table itself rules out is left out (a played-out type whose every copy is
-        # surely read as it; a type that one neighbour surely read forbids)
-        ruled_out, against = self._ruled_out(
-            board, cell, others, other_scores, max(scores) + min(cfg.unexplained, cfg.spent_margin)
-        )
+        # surely read as it; a type that a neighbour surely read forbids)
+        ruled_out, against = self._ruled_out(board, cell, others, other_scores, max(scores))
         kept = [
             (s, t, r)
             for s, (t, r) in zip(other_scores, others, strict=True)
@@ -1643,40 +1641,40 @@ class Tracker:
                 return second
         return None
 
-    def _ruled_out(self, board: Board, cell, others, other_scores, floor: float):
-        """Of ``others`` ((tile, rotation) read at ``cell`` with ``other_scores``) that score
-        above ``floor``, best first, those the table itself rules out, up to the first it does
-        not: a type whose every copy is on the table (none discarded) and surely read as it
-        (:meth:`_reading_lead` at least ``sure_reading``), or a type the bag still holds that
-        a neighbour whose side forbids it was surely read as what it is (the start tile is
-        given). Returns them as a set of (tile id, rotation), and for those that only one
-        neighbour forbids, what :meth:`_neighbour_against` found of it, for
-        :meth:`_repair_neighbour`."""
+    def _ruled_out(self, board: Board, cell, others, other_scores, best: float):
+        """Of ``others`` ((tile, rotation) read at ``cell`` with ``other_scores``) that fit
+        better than the ``best`` option (by a margin that could raise a doubt), best first,
+        those the table itself rules out, up to the first it does not: a type whose every copy
+        is on the table (none discarded) and surely read as it, or a type the bag still holds
+        that a neighbour whose side forbids it was surely read as what it is (the start tile
+        is given). A tile is surely read when its own picture fits its reading better than
+        anything else that could lie there (:meth:`_reading_lead`) by ``sure_reading`` and by
+        more than the other reading gains here: else the earlier tile is the suspect. Returns
+        them as a set of (tile id, rotation), and for those that only one neighbour forbids,
+        what :meth:`_neighbour_against` found of it, for :meth:`_repair_neighbour`."""
         game = self.game
-        sure = self.config.sure_reading
+        cfg = self.config
+        floor = best + min(cfg.unexplained, cfg.spent_margin)
         ruled_out: set[tuple[str, int]] = set()
         against: dict[tuple[str, int], tuple] = {}
-        copies_sure: dict[str, bool] = {}
-        counts = game.tileset.counts()
+        copy_leads: dict[str, float] = {}  # of played-out types (_least_copy_lead)
+        neighbours: dict[tuple, tuple | None] = {}
         for i in np.argsort(other_scores)[::-1]:
             if other_scores[i] < floor:
                 break
             tile, rotation = others[i]
+            sure = max(cfg.sure_reading, other_scores[i] - best)
             if game.remaining.get(tile.id, 0) <= 0:
-                if tile.id not in copies_sure:
-                    copies = self._least_sure_first(tile.id)
-                    copies_sure[tile.id] = len(copies) == counts.get(tile.id, 0) and all(
-                        board.contains(c)
-                        and self._reading_lead(board, c, game.board.required_sides(c)) >= sure
-                        for c in copies
-                    )
-                if not copies_sure[tile.id]:
+                if tile.id not in copy_leads:
+                    copy_leads[tile.id] = self._least_copy_lead(board, tile.id)
+                if copy_leads[tile.id] < sure:
                     break
             else:
                 clashes = self._clashing_neighbours(cell, tile, rotation)
-                clashes.sort(key=lambda c: self._turn_index(c[0]) is not None)  # start first
-                leads = (self._neighbour_against(board, *c) for c in clashes)
-                found = [f for f in leads if f is not None]
+                for clash in clashes:
+                    if clash not in neighbours:  # a neighbour's side forbids many readings
+                        neighbours[clash] = self._neighbour_against(board, *clash)
+                found = [neighbours[c] for c in clashes if neighbours[c] is not None]
                 if len(clashes) == 1 and found:
                     against[(tile.id, rotation)] = found[0]
                 if not any(lead >= sure for _, _, lead in found):
@@ -1684,22 +1682,39 @@ class Tracker:
             ruled_out.add((tile.id, rotation))
         return ruled_out, against
 
-    def _reading_lead(self, board: Board, cell, pattern: str, readings=None) -> float:
+    def _least_copy_lead(self, board: Board, tile_id: str) -> float:
+        """The least :meth:`_reading_lead` of ``tile_id``'s copies, each against what else
+        could lie there; minus infinity when a copy is not on the table (discarded) or out of
+        view, and as soon as one falls short of ``sure_reading``."""
+        copies = self._least_sure_first(tile_id)
+        if len(copies) != self.game.tileset.counts().get(tile_id, 0):
+            return -np.inf
+        least = np.inf
+        for cell in copies:
+            if not board.contains(cell):
+                return -np.inf
+            least = min(
+                least, self._reading_lead(board, cell, self.game.board.required_sides(cell))
+            )
+            if least < self.config.sure_reading:
+                return -np.inf
+        return least
+
+    def _reading_lead(self, board: Board, cell, pattern: str) -> float:
         """How much better the tile at ``cell`` fits its reading than any other tile of the set
-        whose sides meet ``pattern`` (N E S W, "." free) at any rotation, or than ``readings``
-        when given: its own picture's word for what it was read as. Infinite for the start
-        tile, which is given, and where there is no other reading."""
+        whose sides meet ``pattern`` (N E S W, "." free) at any rotation: its own picture's
+        word for what it was read as. Infinite for the start tile, which is given, and where
+        there is no other reading."""
         index = self._turn_index(cell)
         if index is None:
             return float("inf")
         laid = self.game.log[index]
-        if readings is None:
-            readings = [
-                (tile, r)
-                for tile in self.game.tileset.types.values()
-                for r in tile.rotations_fitting(pattern)
-            ]
-        readings = [(t, r) for t, r in readings if (t.id, r) != (laid.tile, laid.rotation)]
+        readings = [
+            (tile, r)
+            for tile in self.game.tileset.types.values()
+            for r in tile.rotations_fitting(pattern)
+            if (tile.id, r) != (laid.tile, laid.rotation)
+        ]
         if not readings:
             return float("inf")
         scores, _, _ = self._score_copy(board, cell, laid, readings)
