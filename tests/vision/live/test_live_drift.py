@@ -4,6 +4,7 @@ suspect turn and keeps reading, and the engine still decides what is legal."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 from playing import watched
@@ -213,24 +214,19 @@ def test_with_people_at_the_table_a_tile_a_neighbour_forbids_names_the_neighbour
     assert "check the E at (0,2) (turn 3)" in question.text
 
 
-def _with_k_fitting_a_forbidden_rival(tracker, monkeypatch, truth, gain=0.09):
-    """Turn 9's K made to look ``gain`` better than anything the rules allow as a K turned so
-    that only turn 3's side (a V) forbids it, as a scans game's W looked 0.09 better as a V its
-    neighbour's side forbade."""
-    k, v = truth[8], truth[2]
+def _favouring(tracker, monkeypatch, cell, rival_at, gain=0.09):
+    """The tile laid at ``cell`` made to look ``gain`` better than anything the rules allow as
+    ``rival_at(tracker)`` ((type, rotation), asked when the tile is read), as a scans game's W
+    looked 0.09 better as a V its neighbour's side forbade."""
     decode, score = tracker._decode_tile, tracker.scorer.score
     rival = {}
 
-    def decode_noting_the_rival(board, cell):
+    def decode_noting_the_rival(board, at):
         rival.clear()
-        if cell == k.cell:
-            tile = tracker.game.tileset["K"]
-            rival["K"] = next(
-                r
-                for r in tile.distinct_rotations
-                if (clash := tracker._clashing_neighbour(cell, tile, r)) and clash[0] == v.cell
-            )
-        return decode(board, cell)
+        if at == cell:
+            tile_id, rotation = rival_at(tracker)
+            rival[tile_id] = rotation
+        return decode(board, at)
 
     def score_favouring_the_rival(crop, options, *args, **kwargs):
         scores = list(score(crop, options, *args, **kwargs))
@@ -245,6 +241,24 @@ def _with_k_fitting_a_forbidden_rival(tracker, monkeypatch, truth, gain=0.09):
     monkeypatch.setattr(tracker.scorer, "score", score_favouring_the_rival)
 
 
+def _questions_about(drawn_game, drawn_frames, monkeypatch, turn, rival_at, sure):
+    """The drawn game read right, with people at the table, until turn ``turn`` (1-based) is
+    in, that turn's tile made to look like ``rival_at`` (:func:`_favouring`) and
+    ``sure_reading`` set to ``sure``: the questions about that turn's tile."""
+    truth = list(drawn_game.game.log)
+    asked = []
+
+    def favour(tracker):
+        tracker.config = replace(tracker.config, sure_reading=sure)
+        _favouring(tracker, monkeypatch, truth[turn - 1].cell, rival_at)
+
+    game, _ = _with_misread(drawn_game, drawn_frames, [], turn, prepare=favour, asked=asked)
+    assert [(t.tile, t.cell, t.rotation) for t in game.log] == [
+        (t.tile, t.cell, t.rotation) for t in truth[:turn]
+    ]
+    return [q for q in asked if q.best.cell == truth[turn - 1].cell]
+
+
 def test_a_forbidden_tile_fitting_better_asks_nothing_when_the_neighbour_against_it_is_sure(
     drawn_game, drawn_frames, monkeypatch
 ):
@@ -253,21 +267,42 @@ def test_a_forbidden_tile_fitting_better_asks_nothing_when_the_neighbour_against
     that K in, so the K cannot lie so: the better fit is the picture's noise, and the K is
     committed as the rules allow it, with nobody asked. Were the V in doubt, it is asked."""
     truth = list(drawn_game.game.log)
-    for sure, questions in ((0.5, 0), (float("inf"), 1)):
-        asked = []
+    assert (truth[2].tile, truth[8].tile) == ("V", "K")
 
-        def favour(tracker, sure=sure):
-            tracker.config = replace(tracker.config, sure_reading=sure)
-            _with_k_fitting_a_forbidden_rival(tracker, monkeypatch, truth)
+    def k_the_v_forbids(tracker):
+        k = tracker.game.tileset["K"]
+        return "K", next(
+            r
+            for r in k.distinct_rotations
+            if (clash := tracker._clashing_neighbour(truth[8].cell, k, r))
+            and clash[0] == truth[2].cell
+        )
 
-        game, _ = _with_misread(drawn_game, drawn_frames, [], 9, prepare=favour, asked=asked)
-        assert [(t.tile, t.cell, t.rotation) for t in game.log] == [
-            (t.tile, t.cell, t.rotation) for t in truth[:9]
-        ]
-        about_k = [q for q in asked if q.best.cell == truth[8].cell]
-        assert len(about_k) == questions
-        if about_k:
-            assert "check the V at (0,2) (turn 3)" in about_k[0].text
+    ask = partial(_questions_about, drawn_game, drawn_frames, monkeypatch, 9, k_the_v_forbids)
+    assert ask(sure=0.5) == []
+    (question,) = ask(sure=float("inf"))
+    assert "check the V at (0,2) (turn 3)" in question.text
+
+
+def test_a_played_out_tile_fitting_better_asks_nothing_when_its_copies_are_surely_read(
+    drawn_game, drawn_frames, monkeypatch
+):
+    """Every turn read right, but turn 9's K fits a little better as a WI2, the set's only one,
+    laid at turn 5. That WI2's own picture shows a WI2 far better than anything else that could
+    lie there, so no WI2 is left to lie here: the K is committed, with nobody asked. Were the
+    WI2 in doubt, it is asked (a turn may have taken its copy by mistake)."""
+    truth = list(drawn_game.game.log)
+    assert (truth[4].tile, drawn_game.game.tileset.counts()["WI2"]) == ("WI2", 1)
+
+    def a_wi2(tracker):
+        wi2 = tracker.game.tileset["WI2"]
+        fitting = wi2.rotations_fitting(tracker.game.board.required_sides(truth[8].cell))
+        return "WI2", wi2.canonical_rotation(fitting[0]) if fitting else 0
+
+    ask = partial(_questions_about, drawn_game, drawn_frames, monkeypatch, 9, a_wi2)
+    assert ask(sure=0.5) == []
+    (question,) = ask(sure=float("inf"))
+    assert "WI2" in question.text
 
 
 def test_a_tile_read_under_a_dark_shadow_reads_no_earlier_turn_again(
