@@ -373,7 +373,9 @@ class Tracker:
         self._spot_seen: tuple[int, np.ndarray] | None = None  # (turns played, crop) read last
         self._looks: tuple[Board, dict] | None = None  # the looks of the last board diffed
         self._visibility: tuple[Rectifier, dict] | None = None  # cells seen by the rectifier
-        self.unexplained = 0.0  # of the last decoded tile: see _decode_tile
+        # how much better than every option a reading the rules forbid fits the last decoded
+        # tile, before what the table rules out is left out (see _decode_tile; a diagnostic)
+        self.unexplained = 0.0
 
     # --- the loop ---------------------------------------------------------------------------
     def feed(self, frame: np.ndarray | None) -> list[Observation]:
@@ -1380,8 +1382,8 @@ class Tracker:
             for s, (t, r) in zip(other_scores, others, strict=True)
             if (t.id, r) not in ruled_out
         ]
-        best_kept = max(kept, default=(-np.inf, None, 0), key=lambda x: x[0])
-        unexplained, rival, turned = best_kept[0] - max(scores), best_kept[1], best_kept[2]
+        fits, rival, turned = max(kept, default=(-np.inf, None, 0), key=lambda x: x[0])
+        unexplained = fits - max(scores)
         spent_ids = {t.id for t, _ in spent}
         spent_best = max(
             (
