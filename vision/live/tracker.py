@@ -1724,26 +1724,17 @@ class Tracker:
 
     def _neighbour_against(self, board: Board, neighbour, facing: int, side: str):
         """A neighbour whose side ``facing`` forbids a tile that needs ``side`` there: its
-        cell; its readings that would let that tile in, of types the bag holds or its own (at
-        rotations meeting its other neighbours); and how much better its own picture fits its
-        reading than any reading of any type that would let the tile in
-        (:meth:`_reading_lead`: a type the bag ran out of may be what lies there, its copy
-        taken by another misread). None where the camera does not see it."""
+        cell; the sides a reading of it must show to let that tile in (its other neighbours'
+        and ``side`` at ``facing``, N E S W); and how much better its own picture fits its
+        reading than any reading of any type with those sides (:meth:`_reading_lead`: a type
+        the bag ran out of may be what lies there, its copy taken by another misread). None
+        where the camera does not see it."""
         if not board.contains(neighbour):
             return None
-        game = self.game
-        pattern = list(game.board.required_sides(neighbour))
+        pattern = list(self.game.board.required_sides(neighbour))
         pattern[facing] = side
         pattern = "".join(pattern)
-        index = self._turn_index(neighbour)
-        laid = game.log[index].tile if index is not None else None
-        in_bag = [
-            (tile, r)
-            for tile in game.tileset.types.values()
-            if game.remaining.get(tile.id, 0) > 0 or tile.id == laid
-            for r in tile.rotations_fitting(pattern)
-        ]
-        return neighbour, in_bag, self._reading_lead(board, neighbour, pattern)
+        return neighbour, pattern, self._reading_lead(board, neighbour, pattern)
 
     def _repair_neighbour(
         self, board: Board, cell, rival: TileType, turned: int, gain: float, against
@@ -1754,11 +1745,19 @@ class Tracker:
         (with nobody at the table to correct it, as in ``replay``, every tile laid against the
         wrong side is then read as something else, and asked about). It is read again as
         :meth:`_repair` reads a copy: as the reading whose side meets the rival's that explains
-        its picture almost as well (within ``gain`` less ``repair_margin``), where the rules
-        allow it and then the rival here."""
-        neighbour, readings, _ = against
+        its picture almost as well (within ``gain`` less ``repair_margin``), of a type the bag
+        holds or its own, where the rules allow it and then the rival here."""
+        neighbour, pattern, _ = against
         if neighbour not in self.certainty or neighbour in self.repaired:
             return None
+        game = self.game
+        laid = game.board.tiles[neighbour].tile.id
+        readings = [
+            (tile, r)
+            for tile in game.tileset.types.values()
+            if game.remaining.get(tile.id, 0) > 0 or tile.id == laid
+            for r in tile.rotations_fitting(pattern)
+        ]
 
         def allows_rival(amended: Game) -> bool:
             fits = rival.rotations_fitting(amended.board.required_sides(cell))

@@ -12,7 +12,7 @@ from playing import watched
 from meeplecam.engine import Game, Turn
 from meeplecam.vision.live.observations import Amend, Commit, Question, Warning
 from meeplecam.vision.live.rectify import Rectifier
-from meeplecam.vision.live.tracker import State, Tracker
+from meeplecam.vision.live.tracker import State, Tracker, TrackerConfig
 
 
 def _first_turn_and_tracker(drawn_game, spend):
@@ -259,6 +259,15 @@ def _questions_about(drawn_game, drawn_frames, monkeypatch, turn, rival_at, sure
     return [q for q in asked if q.best.cell == truth[turn - 1].cell]
 
 
+def _asked_only_when_unsure(drawn_game, drawn_frames, monkeypatch, rival_at):
+    """Turn 9's tile made to look like ``rival_at`` (:func:`_questions_about`): nothing is asked
+    about it with ``sure_reading`` as configured; with nothing ever sure, the one question."""
+    ask = partial(_questions_about, drawn_game, drawn_frames, monkeypatch, 9, rival_at)
+    assert ask(sure=TrackerConfig().sure_reading) == []
+    (question,) = ask(sure=float("inf"))
+    return question
+
+
 def test_a_forbidden_tile_fitting_better_asks_nothing_when_the_neighbour_against_it_is_sure(
     drawn_game, drawn_frames, monkeypatch
 ):
@@ -278,9 +287,7 @@ def test_a_forbidden_tile_fitting_better_asks_nothing_when_the_neighbour_against
             and clash[0] == truth[2].cell
         )
 
-    ask = partial(_questions_about, drawn_game, drawn_frames, monkeypatch, 9, k_the_v_forbids)
-    assert ask(sure=0.5) == []
-    (question,) = ask(sure=float("inf"))
+    question = _asked_only_when_unsure(drawn_game, drawn_frames, monkeypatch, k_the_v_forbids)
     assert "check the V at (0,2) (turn 3)" in question.text
 
 
@@ -299,9 +306,7 @@ def test_a_played_out_tile_fitting_better_asks_nothing_when_its_copies_are_surel
         fitting = wi2.rotations_fitting(tracker.game.board.required_sides(truth[8].cell))
         return "WI2", wi2.canonical_rotation(fitting[0]) if fitting else 0
 
-    ask = partial(_questions_about, drawn_game, drawn_frames, monkeypatch, 9, a_wi2)
-    assert ask(sure=0.5) == []
-    (question,) = ask(sure=float("inf"))
+    question = _asked_only_when_unsure(drawn_game, drawn_frames, monkeypatch, a_wi2)
     assert "WI2" in question.text
 
 
