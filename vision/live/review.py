@@ -25,8 +25,8 @@ from meeplecam.engine import Discard, Game, IllegalTurn, TileType, Turn
 from meeplecam.vision.solve import Option, solve_board
 
 from .appearance import CITY, PENNANT, TerrainScorer, trimmed_map
+from .reading import neighbours
 from .rectify import Board
-from .tracker import _neighbours
 from .twins import has_pennant, laid_layout, pennant_pair, shield_margin, shield_view
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ def _touching(cells) -> list[set]:
         while edge:
             cell = edge.pop()
             group.add(cell)
-            near = [c for c in _neighbours(cell) if c in left]
+            near = [c for c in neighbours(cell) if c in left]
             left.difference_update(near)
             edge += near
         groups.append(group)
@@ -340,7 +340,7 @@ class Review:
                 if first in refused and second in refused:
                     both = first + second
                     cells = {cell for cell, _ in both}
-                    near = {c for c in cells & yielding if cells & set(_neighbours(c))}
+                    near = {c for c in cells & yielding if cells & set(neighbours(c))}
                     trial = self._exchanged(events, read, looks, both, board, near)
                     if trial is not None:
                         events = trial
@@ -352,7 +352,7 @@ class Review:
                     events = turned
                     continue
                 cell, tile_id, fits = self._culprit(events, read, looks, exchange)
-                around = {c for c in _neighbours(cell) if c in read} - yielding
+                around = {c for c in neighbours(cell) if c in read} - yielding
                 if not fits and around:
                     more |= around
                 else:
@@ -563,7 +563,7 @@ class Review:
         turnable = {c for c, index in read.items() if isinstance(events[index], Turn)} - moving
         turning: set = set()
         while stuck:
-            more = {c for cell in stuck for c in _neighbours(cell) if c in turnable} - turning
+            more = {c for cell in stuck for c in neighbours(cell) if c in turnable} - turning
             if not more or len(turning | more) > self.config.review_turning:
                 break
             turning |= more
@@ -600,7 +600,7 @@ class Review:
             tiles[other].orientation.sides[(side + 2) % 4]
             if other in tiles and other not in moving
             else "."
-            for side, other in enumerate(_neighbours(cell))
+            for side, other in enumerate(neighbours(cell))
         )
         return tile.rotations_fitting(pattern)
 
@@ -731,7 +731,7 @@ class Review:
         before = [
             [
                 (cells.index(other), side)
-                for side, other in enumerate(_neighbours(cell))
+                for side, other in enumerate(neighbours(cell))
                 if other in cells[:i]
             ]
             for i, cell in enumerate(cells)

@@ -29,23 +29,25 @@ anything else is logged and the state is kept, never a crash):
 The tracker never changes the game: the consumer applies a :class:`Commit` (or the answer to a
 :class:`Question`, or an :class:`Amend`, in the order they come) and the tracker follows the
 game log.
+
+This module is the state machine and what it sees (the diff, the light, the camera moving); the
+tracker's other concerns are its bases, one module each: :mod:`.reading` (a new tile read with
+the rules: options, doubts, commit or question), :mod:`.figures` (the figures and the spots
+they claim) and :mod:`.repairs` (an earlier turn the table says was misread).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
 
-from meeplecam.engine import Discard, Game, IllegalTurn, Kind, Spot, TileType, Turn
-from meeplecam.engine import hints as engine_hints
-from meeplecam.engine.tiles import NEIGHBOUR_OFFSETS
+from meeplecam.engine import Discard, Game, Turn
 
-from .appearance import GINGERBREAD, ScorerConfig, TerrainScorer, anchor_points, kind_map
+from .appearance import ScorerConfig, TerrainScorer
 from .diff import (
     Look,
     board_looks,
@@ -57,11 +59,13 @@ from .diff import (
     shade_gains,
     unshaded,
 )
+from .figures import Figures
 from .motion import Motion, MotionConfig, MotionGate
 from .observations import Amend, Commit, Drawn, Observation, PlayedOn, Question, Warning
+from .reading import Pending, TileReading, neighbours
 from .rectify import Board, Rectifier, Window
+from .repairs import Repairs
 from .spot import DrawnTileSpot, ranked_types
-from .twins import laid_layout
 
 log = logging.getLogger(__name__)
 
@@ -102,9 +106,7 @@ HANDLERS = {
 }
 
 
-LATE_FOLLOWER_CHANGED = 0.3  # of a follower's pixels on the last tile that changed, at least
 SHADED_CELLS = 3  # cells changed a little that may be a shadow's (_follow_shade), at least
-SHADE_REPAIR = 0.85  # a tile read under a shadow darker than this is not proof to repair on
 QUIET_VIEWS = 4  # still moments too short to settle kept between readings (Tracker.quiet)
 SHADE_MIN = 0.05  # the least change of light (gain off 1) that _follow_shade takes off
 
@@ -251,14 +253,6 @@ class TrackerConfig:
         return cfg
 
 
-@dataclass(frozen=True)
-class Figure:
-    """A figure seen on the table: its cell and its pixels on that cell's scorer crop."""
-
-    cell: tuple[int, int]
-    mask: np.ndarray
-
-
 @dataclass
 class Changes:
     new_tiles: list[tuple[int, int]]
@@ -269,21 +263,7 @@ class Changes:
     spread: set = field(default_factory=set)  # small changes spread over the whole cell
 
 
-@dataclass
-class Pending:
-    board: Board
-    cell: tuple[int, int]
-    crop: np.ndarray
-    follower: np.ndarray | None  # mask in the crop
-    log_len: int
-    frame: np.ndarray | None = None  # the settled view it was read on
-    observation: Observation | None = None
-    margin: float = 0.0  # how far the reading's best option led the runner-up
-    # the view that showed the players had played on, the question unanswered (PlayedOn)
-    played_on: np.ndarray | None = None
-
-
-class Tracker:
+class Tracker(TileReading, Repairs, Figures):
     """Frames in, observations out. ``feed(frame)`` returns the observations of that frame."""
 
     def __init__(
@@ -583,7 +563,7 @@ class Tracker:
         beyond = [
             c
             for c in changes.new_tiles + changes.illegal
-            if c != pending.cell and (c in frontier or pending.cell in _neighbours(c))
+            if c != pending.cell and (c in frontier or pending.cell in neighbours(c))
         ]
         if beyond and not changes.altered:  # placed tiles changed: wait for a clear view
             log.info("tracker: a tile at %s laid with the question open: played on", beyond)
@@ -867,7 +847,7 @@ class Tracker:
     def _beside_unread(self, cell: tuple[int, int]) -> bool:
         """Whether ``cell`` touches a tile that could not be read: the game does not have that
         tile, but the table does, so a tile laid next to it was laid next to the board."""
-        return any(c in self.unread for c in _neighbours(cell))
+        return any(c in self.unread for c in neighbours(cell))
 
     def _spot_cells(self) -> set[tuple[int, int]]:
         """The cells of the drawn-tile spot while it lies apart from the board and the cells a
@@ -917,16 +897,6 @@ class Tracker:
             self.drawn = ranked[0][0]
             self._out.append(Drawn(self.drawn, ranked, crop))
 
-    def _with_bag_prior(self, scores, options) -> list[float]:
-        """``scores`` of (tile, rotation) ``options`` with the bag as a prior: of two readings
-        the image cannot tell apart, the tile with more copies left is likelier to have been
-        drawn (``bag_prior``)."""
-        remaining = self.game.remaining
-        return [
-            s + self.config.bag_prior * float(np.log(remaining[tile.id]))
-            for s, (tile, _) in zip(scores, options, strict=True)
-        ]
-
     def _table_colour(self) -> np.ndarray | None:
         """The table's colour beside the board (BGR median of the empty cells next to it on
         the last settled view), or None before one."""
@@ -951,7 +921,7 @@ class Tracker:
         def at_edge(c) -> bool:
             if c[0] in (x0, x1) or c[1] in (y0, y1):
                 return True
-            return c not in board_cells and not all(map(self._visible, _neighbours(c)))
+            return c not in board_cells and not all(map(self._visible, neighbours(c)))
 
         aside = self._spot_cells()
         return [c for c in board.cells() if c not in aside and self._visible(c) and at_edge(c)]
@@ -1125,7 +1095,7 @@ class Tracker:
         figure, or without the next player's. Empty when a new tile lies apart from all."""
         frontier = self.game.board.frontier
         cells, apart = list(ch.new_tiles), list(ch.illegal)
-        while beside := [c for c in apart if any(n in cells for n in _neighbours(c))]:
+        while beside := [c for c in apart if any(n in cells for n in neighbours(c))]:
             cells += beside  # next to a new tile: laid after it
             apart = [c for c in apart if c not in beside]
         first = [c for c in cells if c in frontier or self._beside_unread(c)]
@@ -1182,732 +1152,7 @@ class Tracker:
             return f"{len(ch.new_tiles)} new tiles at once at {cells(ch.new_tiles)}: one per turn"
         return None
 
-    # --- decoding one tile with the rules --------------------------------------------------
-    def legal_options(self, cell: tuple[int, int]) -> list[tuple[TileType, int]]:
-        """The (tile, rotation) readings the rules allow at a frontier cell, from the tiles
-        left in the bag."""
-        game = self.game
-        pattern = game.board.frontier[cell]
-        return [
-            (game.tileset[tid], r)
-            for tid, n in sorted(game.remaining.items())
-            if n > 0
-            for r in game.tileset[tid].rotations_fitting(pattern)
-        ]
-
-    def follower_on(self, crop: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """The current player's figure on a scorer crop (a mask, or None when there is none)
-        and the pixels the tile terms leave out for it (the mask grown by ``follower_guard``).
-        Looked for even when the game has none of the player's followers left: then an earlier
-        turn was read with a follower it did not have, or one scored and returned was kept,
-        and the figure is still not the tile's art."""
-        game = self.game
-        mask, _ = self.scorer.follower_mask(crop, game.players[game.current].colour)
-        if not mask.any():
-            return None, None
-        return mask, self._guarded(mask)
-
-    def _guarded(self, mask: np.ndarray) -> np.ndarray:
-        """A figure's pixels grown by ``follower_guard``: what the tile terms leave out."""
-        import cv2
-
-        k = self.config.follower_guard
-        return cv2.dilate(mask.astype(np.uint8), np.ones((k, k), np.uint8)) > 0
-
-    def _changed_on_crop(self, board: Board, cell: tuple[int, int]) -> np.ndarray:
-        """Where a cell changed since its baseline, on its scorer crop (the diff's inset ring,
-        which the diff does not see, counts as changed)."""
-        cfg = self.config
-        before, now = self.baseline[cell], self._look(board, cell)
-        p, d = board.cell_px, round(board.cell_px * cfg.diff_inset)
-        full = np.ones((p, p), np.uint8)
-        full[d : p - d, d : p - d] = self._changed_pixels(before.lab, now.lab)
-        return self.scorer.prepare(full) > 0
-
-    def _gingerbread_disagreement(self, turn: Turn, figure: Figure | None) -> float:
-        """What an option loses when its Gingerbread Man move (or none) disagrees with the
-        figure seen (or not seen) to move (see ``gingerbread_moved``)."""
-        moves = engine_hints.gingerbread_moves(self.game, turn)
-        if figure is not None:
-            return 0.0 if moves else self.config.gingerbread_moved
-        return self.config.gingerbread_unmoved if moves else 0.0
-
-    def _gingerbread_seen(
-        self, board: Board, cell: tuple[int, int] | None, follower: np.ndarray | None
-    ) -> Figure | None:
-        """Where the Gingerbread Man figure stands now if it moved this turn: of the cells that
-        changed (the new tile's at ``cell``, if any, less its ``follower``'s pixels, and placed
-        tiles' that changed a little), the one that shows most of the figure's colour; the cell
-        it stood on is left out (it left there). None when it did not move, or in a game
-        without it."""
-        game = self.game
-        if not game.gingerbread_in_play:
-            return None
-        stood = engine_hints.gingerbread_at(game)
-        changed = self.last_changes.small if self.last_changes is not None else []
-        colours = [p.colour for p in game.players]
-        cfg = self.config
-        best: tuple[float, Figure] | None = None
-        for c in dict.fromkeys([cell, *changed] if cell is not None else changed):
-            if (stood is not None and c == stood[0]) or (c != cell and c not in game.board.tiles):
-                continue
-            crop = self.scorer.prepare(board.cell(*c))
-            # on a placed tile only what changed: houses on a city are about its colour
-            if c == cell:
-                within = None if follower is None else ~follower
-            else:
-                within = self._changed_on_crop(board, c)
-            mask, area = self.scorer.follower_mask(
-                crop, GINGERBREAD, colours, within, cfg.gingerbread_close
-            )
-            if mask.any() and (best is None or area > best[0]):
-                best = (area, Figure(c, mask))
-        return None if best is None else best[1]
-
-    def _decode_tile(self, board: Board, cell: tuple[int, int]) -> Observation:
-        game = self.game
-        cfg = self.config
-        picture = self._crop_picture(board, cell)
-        if cell not in game.board.frontier:  # laid beside a tile that could not be read
-            beside = next(c for c in _neighbours(cell) if c in self.unread)
-            self.unread.setdefault(cell, len(game.log))
-            return Warning(
-                f"a tile at ({cell[0]},{cell[1]}), laid beside the tile at "
-                f"({beside[0]},{beside[1]}) that could not be read: it is read once that "
-                "turn is corrected",
-                picture,
-            )
-        pattern = game.board.frontier[cell]
-        options = self.legal_options(cell)
-        whole = board.cell(*cell)
-        crop = self.scorer.prepare(whole)
-        # tiles that would fit here but whose every copy is already on the table: when one of
-        # them is the best reading, an earlier turn probably took its copy by mistake
-        counts = game.tileset.counts()
-        spent = [
-            (tile, r)
-            for tile in game.tileset.types.values()
-            if game.remaining.get(tile.id, 0) <= 0 and counts.get(tile.id, 0) > 0
-            for r in tile.rotations_fitting(pattern)
-        ]
-        # an earlier turn is read again on the tracker's own say only on a tile seen in full
-        # light: under a shadow taken off, the tile's colours are a guess (SHADE_REPAIR)
-        shaded = self.shade is not None and self.shade.get(cell, 1.0) < SHADE_REPAIR
-        may_repair = not self.people_answer and not self.reading_again and not shaded
-        if not options:
-            text = f"a tile at ({cell[0]},{cell[1]}), but no tile left in the bag fits there"
-            if spent:
-                s = self.scorer.score(crop, spent, cell=whole)
-                tile, r = spent[int(np.argmax(s))]
-                # nothing in the bag fits: the least sure copy a bag tile may replace, at any cost
-                repair = self._repair(board, tile, float("inf")) if may_repair else None
-                if repair is not None:
-                    return self._read_again(board, cell, *repair)
-                text += f"; it looks like {tile.id} turned {r}: {self._suspect(tile.id)}"
-            self.unread.setdefault(cell, len(game.log))
-            return Warning(text, picture)
-        follower, ignore = self.follower_on(crop)
-        colour = game.players[game.current].colour
-        free = game.supply[game.current] > 0  # a figure seen is laid only with one to lay
-        if (
-            follower is not None
-            and not free
-            and not self.scorer.figure_clear(crop, colour, follower)
-        ):
-            # with none left to lay, a faint blob (a village, a shaded roof) is taken for the
-            # art: the rules make a figure unlikely, so only a clear one says an earlier turn
-            # is wrong (its pixels are still left out of the tile terms, as any blob's)
-            follower = None
-        if follower is not None and not free:
-            weakest = self._weakest_follower(board, game.current)
-            if may_repair:
-                repair = self._repair_follower(board, crop, colour, follower, weakest)
-                if repair is not None:
-                    return self._read_again(board, cell, *repair)
-            # read without it (the rules allow no other): say which follower to look at
-            check = "check the earlier turns"
-            if weakest is not None:
-                index = self._turn_index(weakest[1])
-                check = f"is the {colour} follower at {weakest[1]} (turn {index + 1}) there?"
-            self._out.append(
-                Warning(
-                    f"a {colour} figure stands on the tile at {cell}, but {colour} has no "
-                    f"follower left: {check}",
-                    picture,
-                )
-            )
-        foot = (
-            None
-            if follower is None or not free
-            else self.scorer.figure_core(crop, colour, follower)
-        )
-        # with the copy's art known, a figure its colour shows too faintly to count (the first
-        # yellow knight on a tan city in shade) is a blob of the colour the art does not explain
-        faint = faint_foot = None
-        if follower is None and self.scorer.reference is not None and free:
-            loose, _ = self.scorer.follower_mask(crop, colour, known=True)
-            if loose.any():
-                faint, faint_foot = loose, self.scorer.figure_core(crop, colour, loose)
-        figure = self._gingerbread_seen(board, cell, ignore)
-        if figure is not None and figure.cell == cell:  # it came to this tile: not the art
-            hidden = self._guarded(figure.mask)
-            ignore = hidden if ignore is None else ignore | hidden
-        scores = self.scorer.score(crop, options, ignore, whole)
-        if game.gingerbread_in_play:
-            scores = [
-                s - self._gingerbread_disagreement(Turn(t.id, *cell, r), figure)
-                for s, (t, r) in zip(scores, options, strict=True)
-            ]
-        # what the picture looks like with the rules set aside: when some tile the rules do not
-        # allow here fits far better than every option, the table disagrees with the game (an
-        # earlier turn read wrong, a tile the bag no longer holds): ask rather than commit.
-        # A pennant twin of an option (drawn alike but for the shield) is left out: the shield
-        # is a few pixels, so a twin whose copies are all played "fitting better" is mostly
-        # the pennant test's doubt, not the table's (half of such questions on 6 games were
-        # twins of the tile laid)
-        drawn_alike = {laid_layout(tile, r) for tile, r in options}
-        others = [
-            (t, r)
-            for t in game.tileset.types.values()
-            for r in t.distinct_rotations
-            if laid_layout(t, r) not in drawn_alike  # the options themselves are drawn alike
-        ]
-        other_scores = self.scorer.score(crop, others, ignore, whole)
-        self.unexplained = max(other_scores, default=-np.inf) - max(scores)
-        # what the table itself rules out is left out (a played-out type whose every copy is
-        # surely read as it; a type that a neighbour surely read forbids)
-        ruled_out, against = self._ruled_out(board, cell, others, other_scores, max(scores))
-        kept = [
-            (s, t, r)
-            for s, (t, r) in zip(other_scores, others, strict=True)
-            if (t.id, r) not in ruled_out
-        ]
-        fits, rival, turned = max(kept, default=(-np.inf, None, 0), key=lambda x: x[0])
-        unexplained = fits - max(scores)
-        spent_ids = {t.id for t, _ in spent}
-        spent_best = max(
-            (
-                (s, t, r)
-                for s, t, r in kept
-                if t.id in spent_ids
-                and any(t.canonical_rotation(q) == r for q in t.rotations_fitting(pattern))
-            ),
-            default=None,
-            key=lambda x: x[0],
-        )
-        # a tile the bag has run out of looks clearly better than anything it still holds: the
-        # best legal option is probably not what lies there (ask, naming the turn)
-        drifted = spent_best is not None and spent_best[0] > max(scores) + cfg.spent_margin
-        if drifted and may_repair:
-            repair = self._repair(board, spent_best[1], spent_best[0] - max(scores))
-            if repair is not None:
-                return self._read_again(board, cell, *repair)
-        if unexplained >= cfg.unexplained and may_repair:
-            clash = against.get((rival.id, turned))
-            if clash is not None:
-                repair = self._repair_neighbour(board, cell, rival, turned, unexplained, clash)
-                if repair is not None:
-                    return self._read_again(board, cell, *repair)
-        scores = self._with_bag_prior(scores, options)
-        order = sorted(range(len(options)), key=lambda i: -scores[i])
-        ranked: list[tuple[Turn, float]] = []
-        spot_doubt = False
-        art_memo: dict = {}  # the cell and the blob as the appearance model reads them
-        faint_memo: dict = {}  # the same for a faint figure
-        for i in order[: cfg.max_options]:
-            tile, rotation = options[i]
-            on_tile = foot
-            if foot is not None and self.scorer.art_explains(
-                whole, follower, tile, rotation, art_memo
-            ):
-                on_tile = None  # the tile's own art (red roofs), not a figure
-            elif faint is not None and self.scorer.art_disowns(
-                whole, faint, tile, rotation, faint_memo
-            ):
-                on_tile = faint_foot  # a figure after all
-            turns = self._turns_for(tile, rotation, cell, on_tile, figure=figure)
-            if len(turns) > 1:
-                spot_doubt = spot_doubt or i == order[0]
-            for j, turn in enumerate(turns):
-                ranked.append((turn, scores[i] - 1e-3 * j))
-        ranked = [(t, s) for t, s in ranked if t is not None]
-        if not ranked:
-            return Warning(f"the tile at ({cell[0]},{cell[1]}) cannot be laid legally", picture)
-        margin = scores[order[0]] - scores[order[1]] if len(order) > 1 else float("inf")
-        self.pending = Pending(
-            board, cell, crop, follower, len(game.log), frame=self._frame, margin=margin
-        )
-        seen = self._visible_difference(options, order, ignore)
-        best = ranked[0][0]
-        conf = _confidence([scores[i] for i in order])
-        doubts: tuple[str, ...] = ()
-        if margin < cfg.margin:
-            doubts += (f"the runner-up is close ({margin:.3f})",)
-        if seen < cfg.min_evidence_px and margin < cfg.evidence_margin:
-            doubts += (f"the two best differ in {seen} px",)
-        if unexplained >= cfg.unexplained:
-            doubts += (
-                f"{rival.id} turned {turned}, not allowed here, fits better ({unexplained:+.3f})",
-            )
-        if drifted:
-            doubts += ("a tile already played fits better",)
-        sure = not doubts
-        if spot_doubt:
-            doubts += ("the follower's spot",)
-        if cell in self.ask_cells:
-            doubts += ("the players corrected this cell",)
-        if not doubts:
-            pose = None
-            if best.meeple is not None:
-                seg = game.tileset[best.tile].oriented(best.rotation).segment_at(best.meeple)
-                field_ = game.tileset[best.tile].segments[seg].kind is Kind.FIELD
-                pose = "lying" if field_ else "standing"
-            return Commit(best, conf, pose, picture)
-        what = "the follower's place" if sure else "the tile"
-        text = f"Not sure about {what} at {cell}"
-        if drifted:
-            _, tile, r = spent_best
-            text += (
-                f": it looks most like {tile.id} turned {r}, but every {tile.id} has been "
-                f"played; {self._suspect(tile.id)}"
-            )
-        elif unexplained >= cfg.unexplained:
-            clash = self._clashing_neighbour(cell, rival, turned)
-            if clash is not None:
-                text += f": it looks most like {rival.id} turned {turned}, " + self._suspect_at(
-                    clash[0], "its side against it does not allow that"
-                )
-        return Question(ranked[: cfg.max_options], picture, text, doubts)
-
-    def _late_follower(self, board: Board, changes: Changes) -> Amend | None:
-        """A follower laid on the last tile after the table settled with the tile alone: the
-        tile's cell changed a little, where a figure of its player's colour now stands, and the
-        turn had none. The turn is read again with the follower (on its likeliest legal spot,
-        as the rules stood before the turn)."""
-        import cv2
-
-        game = self.game
-        last = game.log[-1] if game.log else None
-        if not isinstance(last, Turn) or last.meeple is not None or last.cell not in changes.small:
-            return None
-        before = game.replayed(game.log[:-1])
-        if before.supply[before.current] <= 0:
-            return None
-        whole = board.cell(*last.cell)
-        crop = self.scorer.prepare(whole)
-        colour = game.players[before.current].colour
-        follower, _ = self.scorer.follower_mask(crop, colour)
-        baseline = self.baseline.get(last.cell)
-        if not follower.any() or baseline is None:
-            return None
-        # the figure stands where the cell changed (not in art of the player's colour)
-        now = self._look(board, last.cell).lab
-        changed = self._changed_pixels(baseline.lab, now).astype(np.uint8)
-        changed = cv2.resize(changed, follower.shape[::-1], interpolation=cv2.INTER_NEAREST)
-        if changed[follower].mean() < LATE_FOLLOWER_CHANGED:
-            return None
-        tile = game.tileset[last.tile]
-        foot = self.scorer.figure_core(crop, colour, follower)
-        turn = self._turns_for(tile, last.rotation, last.cell, foot, before)[0]
-        if turn.meeple is None:
-            return None
-        turn = Turn(turn.tile, turn.x, turn.y, turn.rotation, turn.meeple, None, last.gingerbread)
-        try:
-            before.apply(turn)
-        except IllegalTurn:
-            return None
-        return Amend(len(game.log) - 1, turn, self._crop_picture(board, last.cell))
-
-    def _late_gingerbread(self, board: Board) -> Amend | None:
-        """The Gingerbread Man moved after the table settled with the last tile: the figure
-        now stands in another city (on a placed tile that changed a little). The last turn is
-        read again with the move, its tile or the icon tile that lies like it (the icon is a
-        few pixels; the figure's move says the tile had one), whichever the rules let move it."""
-        game = self.game
-        last = game.log[-1] if game.log else None
-        if not game.gingerbread_in_play or not isinstance(last, Turn):
-            return None
-        figure = self._gingerbread_seen(board, None, None)
-        if figure is None:
-            return None
-        before = game.replayed(game.log[:-1])
-        lies = laid_layout(game.tileset[last.tile], last.rotation)
-        readings = [(last.tile, last.rotation)] + [
-            (tile.id, r)
-            for tile in game.tileset.types.values()
-            if tile.id != last.tile and before.remaining.get(tile.id, 0) > 0
-            for r in tile.distinct_rotations
-            if laid_layout(tile, r) == lies
-        ]
-        for tile_id, rotation in readings:
-            turn = Turn(tile_id, last.x, last.y, rotation, last.meeple)
-            if not engine_hints.gingerbread_moves(before, turn):
-                continue
-            moved = self._with_gingerbread(before, turn, figure)
-            if moved == last:
-                return None
-            if moved.gingerbread is not None:
-                return Amend(len(game.log) - 1, moved, self._crop_picture(board, figure.cell))
-        return None
-
-    def _read_again(self, board: Board, cell, amend: Amend, amended: Game) -> Observation:
-        """Out with ``amend`` (see :meth:`_repair`), and the tile at ``cell`` read in the game
-        as it stands once the amend is applied."""
-        game = self.game
-        self._take(amend)
-        self.game, self.reading_again = amended, True
-        try:
-            return self._decode_tile(board, cell)
-        finally:
-            self.game, self.reading_again = game, False
-
-    def _take(self, amend: Amend) -> None:
-        """Out with ``amend``, a turn read again on the tracker's own say (never again)."""
-        self.repaired.add(amend.turn.cell)
-        self.certainty[amend.turn.cell] = 0.0
-        self.readings[amend.turn.cell] = amend.turn
-        self._out.append(amend)
-
-    def _repair(
-        self, board: Board, tile: TileType, gain: float, chain: bool = True
-    ) -> tuple[Amend, Game] | None:
-        """``tile`` explains the new tile's picture ``gain`` better than anything the bag still
-        holds, but every copy of it is on the table: an earlier turn probably took a copy by
-        mistake (with nobody at the table to correct it, as in ``replay``, every later copy of
-        the type the mistake took is then read as something else). Of the copies the camera
-        read, least sure first, the first that another tile left in the bag explains almost as
-        well (its picture now, after all the table has taught since; within ``gain`` less
-        ``repair_margin``) and that the rules allow there (with its follower on the likeliest
-        spot of that tile, if the figure still stands there) is read as that tile: the amend,
-        and the game as it stands once the amend is applied (the copy back in the bag), where
-        the new tile is read again. Only when nobody answers: people at the table are asked,
-        the question naming the suspect copy, since with every turn corrected a tile that
-        looks like a played-out type is more likely the new tile misread.
-
-        With ``chain``, where no copy can be read as a tile in the bag, a copy is read as
-        another played-out type once one of that type's copies is read as a tile in the bag
-        (:meth:`_repair` again, without ``chain``): two misreads in a chain, as a WI4 read as N
-        took the last N, then an N read as M the last M (a scans game with the art's model). The
-        first amend goes out at once; the second is returned.
-        """
-        game = self.game
-        copies = [
-            c
-            for c in self._least_sure_first(tile.id)
-            if c in self.certainty and c not in self.repaired and board.contains(c)
-        ]
-        for cell in copies:
-            pattern = game.board.required_sides(cell)
-            others = [
-                (game.tileset[tid], r)
-                for tid, n in sorted(game.remaining.items())
-                if n > 0 and tid != tile.id
-                for r in game.tileset[tid].rotations_fitting(pattern)
-            ]
-            repair = self._read_copy_again(board, cell, others, gain)
-            if repair is not None:
-                return repair
-        if not chain:
-            return None
-        candidates = []  # (what reading the copy as the other type costs, copy, type, rotation)
-        for cell in copies:
-            laid = game.log[self._turn_index(cell)]
-            pattern = game.board.required_sides(cell)
-            spent = [
-                (other, r)
-                for other in game.tileset.types.values()
-                if other.id != tile.id and game.remaining.get(other.id, 0) <= 0
-                for r in other.rotations_fitting(pattern)
-            ]
-            if not spent:
-                continue
-            scores, _, _ = self._score_copy(board, cell, laid, spent)
-            candidates += [
-                (scores[0] - s, cell, *read) for s, read in zip(scores[1:], spent, strict=True)
-            ]
-        # the copy whose picture fits the other type best goes first (how surely each copy
-        # was committed does not tell them apart: in that scans game the less sure M was an M)
-        for loss, cell, other, rotation in sorted(candidates, key=lambda c: c[0]):
-            if loss > gain - self.config.repair_margin:
-                break
-            freed = self._repair(board, other, gain - loss, chain=False)
-            if freed is None:
-                continue
-            self.game = freed[1]
-            try:
-                second = self._read_copy_again(board, cell, [(other, rotation)], gain)
-            finally:
-                self.game = game
-            if second is not None:
-                self._take(freed[0])
-                return second
-        return None
-
-    def _ruled_out(self, board: Board, cell, others, other_scores, best: float):
-        """Of ``others`` ((tile, rotation) read at ``cell`` with ``other_scores``) that fit
-        better than the ``best`` option (by a margin that could raise a doubt), best first,
-        those the table itself rules out, up to the first it does not: a type whose every copy
-        is on the table (none discarded) and surely read as it, or a type the bag still holds
-        that a neighbour whose side forbids it was surely read as what it is (the start tile
-        is given). A tile is surely read when its own picture fits its reading better than
-        anything else that could lie there (:meth:`_reading_lead`) by ``sure_reading`` and by
-        more than the other reading gains here: else the earlier tile is the suspect. Returns
-        them as a set of (tile id, rotation), and for those that only one neighbour forbids,
-        what :meth:`_neighbour_against` found of it, for :meth:`_repair_neighbour`."""
-        game = self.game
-        cfg = self.config
-        floor = best + min(cfg.unexplained, cfg.spent_margin)
-        ruled_out: set[tuple[str, int]] = set()
-        against: dict[tuple[str, int], tuple] = {}
-        copy_leads: dict[str, float] = {}  # of played-out types (_least_copy_lead)
-        neighbours: dict[tuple, tuple | None] = {}
-        for i in np.argsort(other_scores)[::-1]:
-            if other_scores[i] < floor:
-                break
-            tile, rotation = others[i]
-            sure = max(cfg.sure_reading, other_scores[i] - best)
-            if game.remaining.get(tile.id, 0) <= 0:
-                if tile.id not in copy_leads:
-                    copy_leads[tile.id] = self._least_copy_lead(board, tile.id)
-                if copy_leads[tile.id] < sure:
-                    break
-            else:
-                clashes = self._clashing_neighbours(cell, tile, rotation)
-                for clash in clashes:
-                    if clash not in neighbours:  # a neighbour's side forbids many readings
-                        neighbours[clash] = self._neighbour_against(board, *clash)
-                found = [neighbours[c] for c in clashes if neighbours[c] is not None]
-                if len(clashes) == 1 and found:
-                    against[(tile.id, rotation)] = found[0]
-                if not any(lead >= sure for _, _, lead in found):
-                    break
-            ruled_out.add((tile.id, rotation))
-        return ruled_out, against
-
-    def _least_copy_lead(self, board: Board, tile_id: str) -> float:
-        """The least :meth:`_reading_lead` of ``tile_id``'s copies, each against what else
-        could lie there; minus infinity when a copy is not on the table (discarded) or out of
-        view, and as soon as one falls short of ``sure_reading``."""
-        copies = self._least_sure_first(tile_id)
-        if len(copies) != self.game.tileset.counts().get(tile_id, 0):
-            return -np.inf
-        least = np.inf
-        for cell in copies:
-            if not board.contains(cell):
-                return -np.inf
-            least = min(
-                least, self._reading_lead(board, cell, self.game.board.required_sides(cell))
-            )
-            if least < self.config.sure_reading:
-                return -np.inf
-        return least
-
-    def _reading_lead(self, board: Board, cell, pattern: str) -> float:
-        """How much better the tile at ``cell`` fits its reading than any other tile of the set
-        whose sides meet ``pattern`` (N E S W, "." free) at any rotation: its own picture's
-        word for what it was read as. Infinite for the start tile, which is given, and where
-        there is no other reading."""
-        index = self._turn_index(cell)
-        if index is None:
-            return float("inf")
-        laid = self.game.log[index]
-        readings = [
-            (tile, r)
-            for tile in self.game.tileset.types.values()
-            for r in tile.rotations_fitting(pattern)
-            if (tile.id, r) != (laid.tile, laid.rotation)
-        ]
-        if not readings:
-            return float("inf")
-        scores, _, _ = self._score_copy(board, cell, laid, readings)
-        return float(scores[0] - max(scores[1:]))
-
-    def _neighbour_against(self, board: Board, neighbour, facing: int, side: str):
-        """A neighbour whose side ``facing`` forbids a tile that needs ``side`` there: its
-        cell; the sides a reading of it must show to let that tile in (its other neighbours'
-        and ``side`` at ``facing``, N E S W); and how much better its own picture fits its
-        reading than any reading of any type with those sides (:meth:`_reading_lead`: a type
-        the bag ran out of may be what lies there, its copy taken by another misread). None
-        where the camera does not see it."""
-        if not board.contains(neighbour):
-            return None
-        pattern = list(self.game.board.required_sides(neighbour))
-        pattern[facing] = side
-        pattern = "".join(pattern)
-        return neighbour, pattern, self._reading_lead(board, neighbour, pattern)
-
-    def _repair_neighbour(
-        self, board: Board, cell, rival: TileType, turned: int, gain: float, against
-    ) -> tuple[Amend, Game] | None:
-        """``against`` (:meth:`_neighbour_against`): the one neighbour whose side forbids
-        ``rival`` turned ``turned``, which explains the new tile's picture at ``cell`` ``gain``
-        better than anything the rules allow there. That neighbour was probably read wrong
-        (with nobody at the table to correct it, as in ``replay``, every tile laid against the
-        wrong side is then read as something else, and asked about). It is read again as
-        :meth:`_repair` reads a copy: as the reading whose side meets the rival's that explains
-        its picture almost as well (within ``gain`` less ``repair_margin``), of a type the bag
-        holds or its own, where the rules allow it and then the rival here."""
-        neighbour, pattern, _ = against
-        if neighbour not in self.certainty or neighbour in self.repaired:
-            return None
-        game = self.game
-        laid = game.board.tiles[neighbour].tile.id
-        readings = [
-            (tile, r)
-            for tile in game.tileset.types.values()
-            if game.remaining.get(tile.id, 0) > 0 or tile.id == laid
-            for r in tile.rotations_fitting(pattern)
-        ]
-
-        def allows_rival(amended: Game) -> bool:
-            fits = rival.rotations_fitting(amended.board.required_sides(cell))
-            return rival.canonical_rotation(turned) in fits
-
-        return self._read_copy_again(board, neighbour, readings, gain, allows_rival)
-
-    def _score_copy(self, board: Board, cell, laid: Turn, readings):
-        """How well the tile at ``cell`` (laid as ``laid``) looks like its reading, then like
-        each of ``readings`` ((tile, rotation)), the figures on it left out: the scores, the
-        scorer's crop and the figures' masks by colour."""
-        whole = board.cell(*cell)
-        crop = self.scorer.prepare(whole)
-        masks, ignore = self._figures(crop)
-        current = (self.game.tileset[laid.tile], laid.rotation)
-        return self.scorer.score(crop, [current, *readings], ignore, whole), crop, masks
-
-    def _clashing_neighbours(self, cell, tile: TileType, rotation: int) -> list:
-        """The laid neighbours whose sides forbid ``tile`` turned ``rotation`` at ``cell``, each
-        as (its cell, its side facing ``cell`` (0-3, N E S W), what ``tile`` needs there)."""
-        required = self.game.board.required_sides(cell)
-        sides = tile.oriented(rotation).sides
-        clashes = []
-        for k, need in enumerate(required):
-            if need not in (".", sides[k]):
-                dx, dy = NEIGHBOUR_OFFSETS[k]
-                clashes.append(((cell[0] + dx, cell[1] + dy), (k + 2) % 4, sides[k]))
-        return clashes
-
-    def _clashing_neighbour(self, cell, tile: TileType, rotation: int):
-        """The one laid neighbour whose side forbids ``tile`` turned ``rotation`` at ``cell``
-        (as :meth:`_clashing_neighbours` gives it), or None where no side or several do."""
-        clashes = self._clashing_neighbours(cell, tile, rotation)
-        return clashes[0] if len(clashes) == 1 else None
-
-    def _read_copy_again(
-        self, board: Board, cell, readings, gain: float, allows=None
-    ) -> tuple[Amend, Game] | None:
-        """The tile at ``cell`` read as the first of ``readings`` ((tile, rotation), those its
-        picture fits best first) that costs its cell less than ``gain`` (by ``repair_margin``)
-        and that the rules allow (``allows(game)`` too, when given), with its follower on the
-        likeliest spot of that tile if the figure still stands there: the amend, and the game
-        once it is applied. A turn that moved the Gingerbread Man is never read again."""
-        game = self.game
-        cfg = self.config
-        index = self._turn_index(cell)
-        laid = game.log[index]
-        if laid.gingerbread is not None:
-            # read as much from the figure's move as from the tile's picture (an icon tile and
-            # the plain one drawn like it): the picture alone must not overturn it (a Gingerbread
-            # icon tile whose road stub a figure hid was read as the plain tile, 0.003 worse)
-            return None
-        readings = [(t, r) for t, r in readings if (t.id, r) != (laid.tile, laid.rotation)]
-        if not readings:
-            return None
-        scores, crop, masks = self._score_copy(board, cell, laid, readings)
-        if scores[0] - max(scores[1:]) > gain - cfg.repair_margin:
-            return None
-        events = list(game.log)
-        # the follower laid with it, if it still stands there: on the likeliest spot of the
-        # tile it is read as (a spot's name means another segment on another tile)
-        colour = game.players[game.results[index].player].colour
-        figure = masks[colour] if laid.meeple else None
-        before = None
-        if figure is not None and figure.any():
-            foot = self.scorer.figure_core(crop, colour, figure)
-            before = game.replayed(events[:index])
-        for i in np.argsort(scores[1:])[::-1]:
-            other, rotation = readings[i]
-            if scores[1 + i] < scores[0] - gain + cfg.repair_margin:
-                break
-            turn = replace(laid, tile=other.id, rotation=rotation)
-            if before is not None:
-                spots = self._turns_for(other, rotation, cell, foot, game=before)
-                turn = replace(turn, meeple=spots[0].meeple)
-            events[index] = turn
-            try:
-                amended = game.replayed(events)
-            except IllegalTurn:
-                continue
-            if allows is not None and not allows(amended):
-                continue
-            log.info("tracker: turn %d read again as %s", index + 1, turn.describe())
-            return Amend(index, turn, self._crop_picture(board, cell)), amended
-        return None
-
-    def _repair_follower(
-        self, board: Board, crop: np.ndarray, colour: str, figure: np.ndarray, weakest
-    ) -> tuple[Amend, Game] | None:
-        """A clear figure of ``colour`` (``figure`` on the new tile's ``crop``) stands on the new
-        tile, but its player has no follower left to lay: an earlier turn probably laid one by
-        mistake (a red cloister roof read as a red monk, a shadow as a farmer), and every later
-        follower of that player would go unread. The player's follower that their colour shows
-        least (``weakest``, :meth:`_weakest_follower`) is taken off its turn when it shows less
-        than ``follower_repair_share`` of the new figure's evidence and less than
-        ``follower_repair_evidence``: the amend, and the game with the follower back in the
-        supply (the new tile is then read again there). Only when nobody answers, as
-        :meth:`_repair`."""
-        cfg = self.config
-        here = self._figure_evidence(crop, colour, figure)
-        if weakest is None or weakest[0] >= min(
-            cfg.follower_repair_share * here, cfg.follower_repair_evidence
-        ):
-            return None
-        game = self.game
-        index = self._turn_index(weakest[1])
-        events = list(game.log)
-        events[index] = replace(events[index], meeple=None, meeple_colour=None)
-        try:
-            amended = game.replayed(events)
-        except IllegalTurn:
-            return None
-        log.info(
-            "tracker: turn %d read again without its follower (%.1f shown there, %.1f here)",
-            index + 1,
-            weakest[0],
-            here,
-        )
-        return Amend(index, events[index], self._crop_picture(board, weakest[1])), amended
-
-    def _weakest_follower(self, board: Board, player: int) -> tuple[float, tuple] | None:
-        """Of the followers of ``player`` that the camera placed and that still stand, the one
-        their colour shows least on the settled view ``board``, and how much
-        (:meth:`_figure_evidence`, 0 where none shows); None without one."""
-        game = self.game
-        colour = game.players[player].colour
-        weakest = None
-        for follower in game.board.followers():
-            cell = follower.cell
-            if (
-                follower.player != player
-                or cell not in self.certainty
-                or cell in self.repaired
-                or not board.contains(cell)
-            ):
-                continue
-            crop = self.scorer.prepare(board.cell(*cell))
-            mask, _ = self.scorer.follower_mask(crop, colour)
-            shown = self._figure_evidence(crop, colour, mask) if mask.any() else 0.0
-            if weakest is None or shown < weakest[0]:
-                weakest = (shown, cell)
-        return weakest
-
-    def _figure_evidence(self, crop: np.ndarray, colour: str, mask: np.ndarray) -> float:
-        """How clearly ``colour`` shows a figure on ``mask`` of a scorer crop: the log-likelihood
-        ratios over terrain added up over the blob (what a faint blob must reach to count,
-        ``follower_evidence``)."""
-        ratio = self.scorer.follower_ratio(crop, colour)
-        return float(np.clip(ratio[mask], 0, None).sum())
-
+    # --- in step with the consumer ----------------------------------------------------------
     def sync(self) -> None:
         """Take in what the consumer did with the last observations (a turn applied, an undo)
         without a new frame: each frame does this first, but a recording that ends on its last
@@ -1924,166 +1169,6 @@ class Tracker:
         from .review import Review
 
         return Review(self, game or self.game).read_over()
-
-    def _figures(self, crop: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
-        """The figures of each player's colour on a laid tile's crop, and the pixels they
-        hide from the tile's scoring (None without any)."""
-        masks = self._figure_masks(crop)
-        figures = np.logical_or.reduce(list(masks.values()))
-        return masks, self._guarded(figures) if figures.any() else None
-
-    def _figure_masks(self, crop: np.ndarray) -> dict[str, np.ndarray]:
-        """Where each player's colour shows a figure on a crop, by colour."""
-        return {p.colour: self.scorer.follower_mask(crop, p.colour)[0] for p in self.game.players}
-
-    def _suspect(self, tile_id: str) -> str:
-        """Which earlier turn probably used up the last copy of ``tile_id``: the copy on the
-        table whose reading was least sure (a tile entered by hand or the start tile counts as
-        sure)."""
-        cells = self._least_sure_first(tile_id)
-        if not cells:
-            return "check the earlier turns"
-        return self._suspect_at(cells[0], "it may be another tile")
-
-    def _suspect_at(self, cell, why: str) -> str:
-        """What the players are asked to check of the tile laid at ``cell``: "check the
-        <tile> at (x,y) (turn N): ``why``"."""
-        index = self._turn_index(cell)
-        when = f" (turn {index + 1})" if index is not None else ""
-        tile_id = self.game.board.tiles[cell].tile.id
-        return f"check the {tile_id} at ({cell[0]},{cell[1]}){when}: {why}"
-
-    def _least_sure_first(self, tile_id: str) -> list[tuple[int, int]]:
-        """The cells of ``tile_id``'s copies on the table, the least surely read first (a tile
-        entered by hand or the start tile counts as sure)."""
-        cells = [c for c, p in self.game.board.tiles.items() if p.tile.id == tile_id]
-        return sorted(cells, key=lambda c: self.certainty.get(c, float("inf")))
-
-    def _turn_index(self, cell: tuple[int, int]) -> int | None:
-        """The index in the game's log of the turn that laid the tile at ``cell`` (None for
-        the start tile)."""
-        turns = (i for i, e in enumerate(self.game.log) if isinstance(e, Turn) and e.cell == cell)
-        return next(turns, None)
-
-    def _visible_difference(self, options, order, ignore) -> int:
-        """Pixels where the two best readings differ that the camera can see: when their
-        difference hides under a follower, the image cannot decide."""
-        if len(order) < 2 or not hasattr(self.scorer, "visible_difference"):
-            return 1 << 30
-        return self.scorer.visible_difference(options[order[0]], options[order[1]], ignore)
-
-    def _turns_for(
-        self, tile, rotation, cell, follower, game: Game | None = None, figure: Figure | None = None
-    ) -> list[Turn]:
-        """The turn(s) an option stands for: with the follower on the likeliest legal spot (two
-        turns when two spots are about as likely), plus a Gingerbread Man move when one is due
-        (to the city under the ``figure`` seen, when it was). ``game``: the game the turn is
-        laid in (the tracker's, unless a turn is read again)."""
-        game = game or self.game
-        x, y = cell
-        base = Turn(tile.id, x, y, rotation)
-        spots = engine_hints.follower_spots(game, base) if follower is not None else []
-        if not spots:
-            return [self._with_gingerbread(game, base, figure)]
-        costs = self._segment_costs(tile, rotation, follower, [s.segment for s in spots], cell)
-        order = sorted(range(len(spots)), key=lambda i: costs[i])
-        close = len(order) > 1 and costs[order[1]] - costs[order[0]] < self.config.spot_ambiguity
-        if close and np.count_nonzero(follower) < self.config.lying_min_share * follower.size:
-            # of a field and another spot about as likely: too small a figure to lie on its
-            # back stands, so not on the field
-            standing = [
-                i for i in order[:2] if tile.segments[spots[i].segment].kind is not Kind.FIELD
-            ]
-            if len(standing) == 1:
-                order, close = standing, False
-        return [
-            self._with_gingerbread(game, Turn(tile.id, x, y, rotation, spots[i].at), figure)
-            for i in order[: 2 if close else 1]
-        ]
-
-    def _segment_costs(self, tile, rotation, mask: np.ndarray, segments, cell) -> list[float]:
-        """How far a figure (``mask`` on the scorer crop of ``cell``: the blob's clear part,
-        ``TerrainScorer.figure_core``) stands from each of
-        ``segments`` of ``tile`` at ``rotation``, in tile units: from its base point to the
-        segment's region, plus a little to the segment's anchor (where a figure is put on it).
-        Farmers lie, every other figure stands, so each segment is measured from the base point
-        the figure would have there: a lying figure's middle; a standing one's foot, the end of
-        the blob nearest the camera (it leans away from the camera in the top-down picture)."""
-        ys, xs = np.nonzero(mask)
-        size = mask.shape[0]
-        inset = self.config.scorer.inset
-
-        def tile_units(px: np.ndarray) -> float:
-            return (px.mean() + 0.5) / size * (1 - 2 * inset) + inset
-
-        dx, dy = self.rectifier.lean(cell) if self.rectifier is not None else (0.0, -1.0)
-        along = xs * dx + ys * dy
-        foot = along <= np.percentile(along, 100 - self.config.foot_percentile)
-        bases = {
-            True: (tile_units(xs), tile_units(ys)),  # lying: the middle
-            False: (tile_units(xs[foot]), tile_units(ys[foot])),  # standing: the foot
-        }
-        full = 48
-        _, labels = kind_map(tile, rotation, full)
-        anchors = anchor_points(tile, rotation)
-        costs = []
-        for segment in segments:
-            bx, by = bases[tile.segments[segment].kind is Kind.FIELD]
-            region = np.argwhere(labels == segment)
-            if len(region):
-                pts = (region[:, ::-1] + 0.5) / full
-                d_region = float(np.min(np.hypot(pts[:, 0] - bx, pts[:, 1] - by)))
-            else:
-                d_region = 1.0
-            ax, ay = anchors.get(segment, (0.5, 0.5))
-            costs.append(d_region + 0.3 * float(np.hypot(ax - bx, ay - by)))
-        return costs
-
-    def _with_gingerbread(self, game: Game, turn: Turn, figure: Figure | None) -> Turn:
-        """``turn`` (to be laid in ``game``) with the Gingerbread Man's move when one is due:
-        to the city under the ``figure`` seen (the nearest city of its cell the rules allow),
-        else the first unfinished city the rules allow (the players correct it on the page)."""
-        if not engine_hints.gingerbread_moves(game, turn):
-            return turn
-        trial = game.replayed(game.log)
-        try:
-            trial.apply(turn)  # no city left for it to go to: it stays
-            return turn
-        except IllegalTurn:
-            pass
-        for candidate in self._gingerbread_targets(game, turn, figure):
-            try:
-                trial.apply(candidate)
-                return candidate
-            except IllegalTurn:
-                continue
-        return turn
-
-    def _gingerbread_targets(self, game: Game, turn: Turn, figure: Figure | None) -> Iterator[Turn]:
-        """``turn`` with each city spot the Gingerbread Man could be moved to: those of the
-        cell the ``figure`` stands on first, nearest first; then every other city."""
-        tiles = {cell: (p.tile, p.rotation) for cell, p in game.board.tiles.items()}
-        tiles[turn.cell] = (game.tileset[turn.tile], turn.rotation)
-        first: list[tuple[tuple[int, int], int]] = []
-        if figure is not None:
-            tile, rotation = tiles[figure.cell]
-            cities = [i for i, g in enumerate(tile.segments) if g.kind is Kind.CITY]
-            costs = (
-                self._segment_costs(tile, rotation, figure.mask, cities, figure.cell)
-                if cities
-                else []
-            )
-            first = [(figure.cell, cities[i]) for i in np.argsort(costs)]
-        rest = [
-            (cell, index)
-            for cell, (tile, _) in tiles.items()
-            for index, seg in enumerate(tile.segments)
-            if seg.kind is Kind.CITY and (cell, index) not in first
-        ]
-        for cell, index in first + rest:
-            tile, rotation = tiles[cell]
-            at = tile.oriented(rotation).position_name(index)
-            yield Turn(turn.tile, turn.x, turn.y, turn.rotation, turn.meeple, None, Spot(*cell, at))
 
     def _emit(self, observation: Observation) -> None:
         if isinstance(observation, Amend):
@@ -2118,18 +1203,6 @@ def _alike(a: np.ndarray, b: np.ndarray, levels: float = 6.0) -> bool:
     """Whether two pictures of one size differ by less than ``levels`` grey levels on
     average (sensor noise, not a tile turned or swapped)."""
     return float(np.abs(a.astype(np.int16) - b).mean()) < levels
-
-
-def _neighbours(cell: tuple[int, int]) -> list[tuple[int, int]]:
-    return [(cell[0] + dx, cell[1] + dy) for dx, dy in NEIGHBOUR_OFFSETS]
-
-
-def _confidence(scores: list[float], sharpness: float = 8.0) -> float:
-    if len(scores) < 2:
-        return 1.0
-    s = np.asarray(scores) * sharpness
-    s = np.exp(s - s.max())
-    return float(s[0] / s.sum())
 
 
 __all__ = ["TRANSITIONS", "Changes", "State", "Tracker", "TrackerConfig"]
