@@ -2,7 +2,7 @@
 
 Steps (``ARCHITECTURE.md``): a frame **source** (``sources``) -> **rectify** to a top-down board
 (``rectify``) -> **motion gate** (``motion``) -> **diff** against the known board (``diff``,
-the state machine in ``tracker``) -> **decode** the new tile with the rules (``reading``,
+``seeing``; the state machine in ``tracker``) -> **decode** the new tile with the rules (``reading``,
 scoring options with ``appearance``; the figures and their spots in ``figures``) -> **doubts**
 (what the table rules out, or an earlier turn to read again: ``repairs``) -> **observations**
 (``observations``: Commit, Question, Warning, Amend) that the consumer applies to the game

@@ -24,7 +24,7 @@ from .rectify import Board
 from .twins import laid_layout
 
 if TYPE_CHECKING:
-    from .tracker import Changes
+    from .seeing import Changes
 
 LATE_FOLLOWER_CHANGED = 0.3  # of a follower's pixels on the last tile that changed, at least
 

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from meeplecam.engine import Kind, TileType, Turn
-from meeplecam.engine.tiles import NEIGHBOUR_OFFSETS
 
 from .figures import Figure
 from .observations import Commit, Observation, Question, Warning
 from .rectify import Board
+from .seeing import neighbours
 from .twins import laid_layout
 
 SHADE_REPAIR = 0.85  # a tile read under a shadow darker than this is not proof to repair on
@@ -39,11 +39,6 @@ class Pending:
     margin: float = 0.0  # how far the reading's best option led the runner-up
     # the view that showed the players had played on, the question unanswered (PlayedOn)
     played_on: np.ndarray | None = None
-
-
-def neighbours(cell: tuple[int, int]) -> list[tuple[int, int]]:
-    """The four cells beside ``cell``, N E S W."""
-    return [(cell[0] + dx, cell[1] + dy) for dx, dy in NEIGHBOUR_OFFSETS]
 
 
 def confidence(scores: list[float], sharpness: float = 8.0) -> float:
@@ -76,8 +71,8 @@ class Rival:
     gain: float  # how much better it fits than the best option (-inf: none)
     tile: TileType | None
     rotation: int
-    # the best of them whose every copy is played and whose sides fit the cell: (score,
-    # tile, rotation), or None
+    # the best of them whose every copy is played and whose sides fit the cell: (how much
+    # better it fits than the best option, tile, rotation), or None
     spent: tuple[float, TileType, int] | None
     # for readings that one neighbour alone forbids: what was found of it (_neighbour_against)
     against: dict
@@ -136,9 +131,9 @@ class TileReading:
         rival = self._rival(board, cell, whole, crop, options, max(scores), seen.ignore, spent)
         # a tile the bag has run out of looks clearly better than anything it still holds: the
         # best legal option is probably not what lies there (ask, naming the turn)
-        drifted = rival.spent is not None and rival.spent[0] > max(scores) + cfg.spent_margin
+        drifted = rival.spent is not None and rival.spent[0] > cfg.spent_margin
         if may_repair:
-            repair = self._repair_for(board, cell, rival, max(scores), drifted)
+            repair = self._repair_for(board, cell, rival, drifted)
             if repair is not None:
                 return self._read_again(board, cell, *repair)
         scores = self._with_bag_prior(scores, options)
@@ -305,7 +300,7 @@ class TileReading:
         spent_ids = {t.id for t, _ in spent}
         spent_best = max(
             (
-                (s, t, r)
+                (s - best, t, r)
                 for s, t, r in kept
                 if t.id in spent_ids
                 and any(t.canonical_rotation(q) == r for q in t.rotations_fitting(pattern))
@@ -315,12 +310,12 @@ class TileReading:
         )
         return Rival(fits - best, tile, rotation, spent_best, against)
 
-    def _repair_for(self, board: Board, cell, rival: Rival, best: float, drifted: bool):
+    def _repair_for(self, board: Board, cell, rival: Rival, drifted: bool):
         """With nobody to ask, the earlier turn ``rival`` says was misread, read again: a copy
         of the played-out type that fits better (when ``drifted``), else the one neighbour
         whose side forbids the rival. (the amend, the amended game), or None."""
         if drifted:
-            repair = self._repair(board, rival.spent[1], rival.spent[0] - best)
+            repair = self._repair(board, rival.spent[1], rival.spent[0])
             if repair is not None:
                 return repair
         if rival.gain < self.config.unexplained:

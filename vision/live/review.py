@@ -25,8 +25,8 @@ from meeplecam.engine import Discard, Game, IllegalTurn, TileType, Turn
 from meeplecam.vision.solve import Option, solve_board
 
 from .appearance import CITY, PENNANT, TerrainScorer, trimmed_map
-from .reading import neighbours
 from .rectify import Board
+from .seeing import neighbours
 from .twins import has_pennant, laid_layout, pennant_pair, shield_margin, shield_view
 
 log = logging.getLogger(__name__)

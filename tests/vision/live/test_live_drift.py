@@ -327,7 +327,7 @@ def test_a_tile_read_under_a_dark_shadow_reads_no_earlier_turn_again(
 
         monkeypatch.setattr(tracker, "_decode_tile", decode_in_shadow)
 
-    monkeypatch.setattr("meeplecam.vision.live.tracker.unshaded", lambda board, field: board)
+    monkeypatch.setattr("meeplecam.vision.live.seeing.unshaded", lambda board, field: board)
     game, amends = _with_turn_3_misread(drawn_game, drawn_frames, False, in_shadow)
     assert amends == []
     assert game.log[2] == wrong and game.log[4].tile != "WI2"
