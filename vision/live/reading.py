@@ -388,9 +388,11 @@ class TileReading:
     def _with_bag_prior(self, scores, options) -> list[float]:
         """``scores`` of (tile, rotation) ``options`` with the bag as a prior: of two readings
         the image cannot tell apart, the tile with more copies left is likelier to have been
-        drawn (``bag_prior``)."""
+        drawn (``bag_prior`` times the log of the copies left, shared out over the crop's
+        pixels as the scores are)."""
         remaining = self.game.remaining
+        weight = self.config.bag_prior / self.config.scorer.size**2
         return [
-            s + self.config.bag_prior * float(np.log(remaining[tile.id]))
+            s + weight * float(np.log(remaining[tile.id]))
             for s, (tile, _) in zip(scores, options, strict=True)
         ]

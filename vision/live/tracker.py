@@ -220,7 +220,12 @@ class TrackerConfig:
     # game's followers show (not when the players cleared the table to count)
     review_figure_area: float = 0.05
     review_figures_shown: float = 0.75
-    bag_prior: float = 0.0  # weight of log(copies left) in an option's score (off: hurt)
+    # the copies left in the bag as a prior on what was drawn, counted once for the tile (its
+    # log over the pixels of the scorer's crop: the terrain term is a mean per pixel), so that
+    # it only decides between readings the picture cannot tell apart. Pennant twins whose
+    # shield a figure hides scored within 0.0015 in 11 questions of 20 + 20 games with no
+    # profile: the type with more copies left was right in 8, the first by name (before) in 3
+    bag_prior: float = 1.0
     # taken from an option that would not move the Gingerbread Man when the figure was seen to
     # move (the icon is a few pixels, the figure a clear blob), and from one that would move it
     # when it was not seen to (less: a small figure on a city of its colour may go unseen, and

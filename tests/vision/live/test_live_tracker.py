@@ -1069,3 +1069,43 @@ def test_tiles_laid_together_are_read_in_the_order_a_still_moment_showed():
     tracker = Tracker(game, Rectifier(drawn.grid_to_image), people_answer=False)
     watched(tracker, frames)
     assert game.log == drawn.game.log
+
+
+def test_of_readings_the_picture_cannot_tell_apart_the_one_with_more_copies_left_comes_first(
+    drawn_game, drawn_frames, monkeypatch
+):
+    # a pennant twin whose shield a figure hides scores as its twin: the bag decides, and the
+    # players are still asked (the picture did not)
+    tracker = _tracker(drawn_game)
+    first = next(e for e in drawn_game.game.log if isinstance(e, Turn))
+    types = sorted({tile.id for tile, _ in tracker.legal_options(first.cell)})
+    remaining = tracker.game.remaining
+    for tile_id in types:
+        remaining[tile_id] = 1
+    likeliest = types[-1]  # last by name, so that the order of the options does not decide
+    remaining[likeliest] = 2
+    monkeypatch.setattr(
+        tracker.scorer, "score", lambda crop, options, *a, **k: [-3.0] * len(options)
+    )
+    obs = _first_observation(tracker, drawn_frames)
+    assert isinstance(obs, Question)
+    assert obs.best.tile == likeliest
+    assert {t.tile for t in obs.turns} >= {types[0], likeliest}
+
+
+def test_the_bag_never_outweighs_what_the_picture_shows(drawn_game, drawn_frames, monkeypatch):
+    tracker = _tracker(drawn_game)
+    first = next(e for e in drawn_game.game.log if isinstance(e, Turn))
+    remaining = tracker.game.remaining
+    remaining[first.tile] = 1
+    options = tracker.legal_options(first.cell)
+    for tile, _ in options:  # every other reading many times likelier by the bag
+        if tile.id != first.tile:
+            remaining[tile.id] = 12
+
+    def score(crop, options, *a, **k):  # the tile laid shows a shield's few pixels better
+        return [-3.0 + 0.005 * (tile.id == first.tile) for tile, _ in options]
+
+    monkeypatch.setattr(tracker.scorer, "score", score)
+    obs = _first_observation(tracker, drawn_frames)
+    assert obs.best.tile == first.tile
