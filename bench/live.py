@@ -223,11 +223,13 @@ def _shadowed(frames, at: int, darker: float):
         yield np.clip(frame * shade, 0, 255).astype(np.uint8)
 
 
-def _split(expected: dict, result) -> tuple[int, int, int]:
+def _split(expected: dict, result, by_doubt: dict | None = None) -> tuple[int, int, int]:
     """(turns committed wrong as the camera read them, questions whose best option was the
     turn laid, questions whose turn is right in the record at the end): with nobody
     answering, a question's best option is what the page proposed, and a wrong commit what
-    it showed until a repair or the reading over at the end put it right."""
+    it showed until a repair or the reading over at the end put it right. ``by_doubt``, when
+    given, counts the questions by each doubt they gave (:func:`_doubt_kind`): [asked, best
+    option right]."""
     from meeplecam.engine import record_tileset
     from meeplecam.engine.record import event_to_dict
     from meeplecam.vision.live.replay import _same
@@ -241,9 +243,25 @@ def _split(expected: dict, result) -> tuple[int, int, int]:
         if asked:
             best_right += ok
             right_at_end += i < len(got) and _same(ts, exp[i], got[i])
+            for kind in (
+                {_doubt_kind(d) for d in result.doubts.get(i, ())} if by_doubt is not None else ()
+            ):
+                tally = by_doubt.setdefault(kind, [0, 0])
+                tally[0] += 1
+                tally[1] += ok
         else:
             wrong += not ok
     return wrong, best_right, right_at_end
+
+
+def _doubt_kind(doubt: str) -> str:
+    """A question's doubt without its numbers and names: "the runner-up is close", "the two
+    best differ in few pixels", "a reading the rules forbid here fits better", ..."""
+    if "not allowed here" in doubt:
+        return "a reading the rules forbid here fits better"
+    if doubt.startswith("the two best differ in"):
+        return "the two best differ in few pixels"
+    return doubt.split(" (")[0]
 
 
 def _reference(model: str | None, game, palette: str | None):
@@ -322,6 +340,7 @@ def bench_latency(
     totals = dict.fromkeys(("turns", *COUNTS), 0)
     no_question = by_cell = 0
     drawn_right = drawn_seen = 0
+    by_doubt: dict[str, list[int]] = {}  # why questions were asked: [asked, best option right]
     games = _replay_games(games_dir, count, find_table=geometry != "truth")
     locate = _calibrating_locate() if geometry == "calibrate" else None
     if dump:  # a fresh census
@@ -363,7 +382,7 @@ def bench_latency(
                 drawn_seen += len(last)
                 drawn_right += sum(laid[n] == tile for n, tile in last.items() if n < len(laid))
             right, n, _ = compare(expected, result.record())
-            wrong, asked_right, asked_right_at_end = _split(expected, result)
+            wrong, asked_right, asked_right_at_end = _split(expected, result, by_doubt)
             by_cell += compare_by_cell(expected, result.record())[0]
             tally = {
                 "right": right,
@@ -419,6 +438,11 @@ def bench_latency(
         # the turns asked about that the record has right at the end (repaired or read over
         # where the best option was wrong)
         out["questions_right_at_end"] = sum(game["asked_right_at_end"] for game in per_game)
+        # each doubt the questions gave (a question may give several), most asked first
+        out["questions_by_doubt"] = {
+            kind: {"asked": asked, "best_option_right": right}
+            for kind, (asked, right) in sorted(by_doubt.items(), key=lambda item: -item[1][0])
+        }
     if answers == "players":
         out["turns_missed"] = totals["missed"]
         # how much better than every legal option a tile the rules forbid at the cell fitted,

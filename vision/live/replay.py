@@ -55,6 +55,8 @@ class ReplayResult:
     # each turn as the camera first read it, in ``turns`` order (0-based), and whether it was
     # asked about: what players would have seen before any correction, repair or review
     first_read: list[tuple[Turn, bool]] = field(default_factory=list)
+    # why each turn asked about was asked (the question's doubts), by its index in first_read
+    doubts: dict[int, tuple[str, ...]] = field(default_factory=dict)
     # each tile read on the drawn-tile spot, with the number of turns played when it was read
     drawn: list[tuple[int, str]] = field(default_factory=list)
 
@@ -229,6 +231,8 @@ def _handle(obs, game: Game, result: ReplayResult) -> None:
             game.apply(turn)
             if isinstance(turn, Turn):
                 result.first_read.append((turn, asked))
+                if asked:
+                    result.doubts[len(result.first_read) - 1] = obs.doubts
             return
         except IllegalTurn as exc:
             result.warnings.append(f"the engine refused {turn.describe()}: {exc}")

@@ -93,6 +93,10 @@ def test_replay_keeps_each_turn_as_the_camera_first_read_it(drawn_game, drawn_fr
     )
     assert (first[e].tile, final[e].tile) == ("E", "I")
     assert len(result.asked) == result.questions
+    # and why each was asked
+    assert result.asked, "the drawn game has turns asked about"
+    assert sorted(result.doubts) == result.asked
+    assert all(result.doubts[k] for k in result.asked)
 
 
 def test_replay_reports_its_progress(drawn_game, drawn_frames):
