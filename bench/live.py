@@ -20,7 +20,10 @@
   game, ``--thinking N`` has every
   player hold the drawn tile still over the board for N more frames. ``--drawn-spot`` (games
   rendered with ``synth --drawn-spot``) watches the spot where each drawn tile lies first and
-  counts the drawn tiles read right there.
+  counts the drawn tiles read right there. With ``--answers best`` the questions are also
+  counted by each doubt they gave (``questions_by_doubt``: asked, best option right).
+  A set read as two halves side by side (a core each) is added up with
+  ``python bench/merge_halves.py OUT A.json B.json``.
 - ``memory``: RSS sampled while the synthetic demo table (generated, never pre-recorded; games
   follow one another) runs through one long-lived live feed for ``--minutes``; reported as the
   slope after warm-up (MB per 10 minutes; flat = < 1). ``--drawn``: drawn games instead, a new
