@@ -250,7 +250,11 @@ class TrackerConfig:
 
 
 class Tracker(TileReading, Repairs, Figures, Seeing):
-    """Frames in, observations out. ``feed(frame)`` returns the observations of that frame."""
+    """Frames in, observations out. ``feed(frame)`` returns the observations of that frame.
+
+    The state machine is here; each base holds one concern of it and works on the state
+    ``__init__`` sets up (see the module): :class:`~.reading.TileReading`,
+    :class:`~.repairs.Repairs`, :class:`~.figures.Figures`, :class:`~.seeing.Seeing`."""
 
     def __init__(
         self,
