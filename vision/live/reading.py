@@ -106,7 +106,7 @@ class TileReading:
         options = self.legal_options(cell)
         whole = board.cell(*cell)
         crop = self.scorer.prepare(whole)
-        spent = self._played_out_fitting(cell)
+        spent = self._played_out_fitting(game.board.frontier[cell])
         # an earlier turn is read again on the tracker's own say only on a tile seen in full
         # light: under a shadow taken off, the tile's colours are a guess (SHADE_REPAIR)
         shaded = self.shade is not None and self.shade.get(cell, 1.0) < SHADE_REPAIR
@@ -182,11 +182,11 @@ class TileReading:
             picture,
         )
 
-    def _played_out_fitting(self, cell: tuple[int, int]) -> list[tuple[TileType, int]]:
-        """Tiles that would fit at ``cell`` but whose every copy is already on the table: when
-        one of them is the best reading, an earlier turn probably took its copy by mistake."""
+    def _played_out_fitting(self, pattern: str) -> list[tuple[TileType, int]]:
+        """Tiles whose sides meet ``pattern`` (N E S W, "." free) but whose every copy is
+        already on the table: when one of them is the best reading of a cell, an earlier turn
+        probably took its copy by mistake."""
         game = self.game
-        pattern = game.board.frontier[cell]
         counts = game.tileset.counts()
         return [
             (tile, r)

@@ -93,10 +93,7 @@ class Repairs:
             laid = game.log[self._turn_index(cell)]
             pattern = game.board.required_sides(cell)
             spent = [
-                (other, r)
-                for other in game.tileset.types.values()
-                if other.id != tile.id and game.remaining.get(other.id, 0) <= 0
-                for r in other.rotations_fitting(pattern)
+                (other, r) for other, r in self._played_out_fitting(pattern) if other.id != tile.id
             ]
             if not spent:
                 continue
