@@ -498,6 +498,7 @@ def _play_with_players(
     # a wrong commit the tracker may still amend (the Gingerbread Man moved after the table
     # settled): the app shows the reading until then, so the players leave it a moment
     awaiting: tuple[int, Turn, dict] | None = None  # (log index, the turn as laid, its mistake)
+    for_now: dict[int, bool] = {}  # log index of each reading taken for now -> read right
 
     def players_correct() -> None:
         nonlocal awaiting
@@ -534,6 +535,17 @@ def _play_with_players(
                 else:  # the players applied the turn as laid
                     mistakes.append({"amended": event_to_dict(game, obs.turn)})
                 continue
+            if isinstance(obs, Question) and obs.turn is not None:
+                # an earlier turn read for now, asked about: the players answer with what they
+                # laid (the log runs in step with the events); it counts as asked, not as read
+                tally["questions"] += 1
+                counted = for_now.pop(obs.turn, None)
+                if counted is not None:
+                    tally["right" if counted else "wrong"] -= 1
+                    tally["asked_right"] += counted
+                if game.log[obs.turn] != events[obs.turn]:
+                    game.replace(obs.turn, events[obs.turn])
+                continue
             if not isinstance(obs, Commit | Question) or done >= len(events):
                 continue
             players_correct()
@@ -566,6 +578,8 @@ def _play_with_players(
                 tally["asked_right"] += ok
             else:
                 tally["right" if ok else "wrong"] += 1
+                if not obs.sure:  # read for now: the tracker may still ask about it
+                    for_now[done] = ok
             if not ok and isinstance(obs, Commit) and _amendable(truth, read):
                 game.apply(read)  # legal: the tracker read it in this game
                 awaiting = (len(game.log) - 1, truth, mistakes[-1])
@@ -661,8 +675,11 @@ class _Session:
     def commit(self, event):
         self.game.apply(event)
 
-    def ask(self, options, crop=None, text=""):
-        self.game.apply(options[0])  # a person answers at once
+    def ask(self, options, crop=None, text="", turn=None):
+        if turn is None:
+            self.game.apply(options[0])  # a person answers at once
+        elif self.game.log[turn] != options[0]:
+            self.game.replace(turn, options[0])  # an earlier turn, read for now
         return 1
 
     def warn(self, text, image=None):

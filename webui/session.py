@@ -61,8 +61,9 @@ class Question:
     crop: bytes | None = None  # JPEG
     text: str = ""
     asked: float = field(default_factory=time.time)
-    # the turn (0-based) it is about once the players played on without answering: the best
-    # option was taken for now, and an answer corrects that turn
+    # the turn (0-based) it is about once the players played on without answering, or when
+    # the camera asks about an earlier turn it read for now: the best option (or the reading)
+    # is in the game for now, and an answer corrects that turn
     turn: int | None = None
 
 
@@ -212,12 +213,16 @@ class GameSession:
                 self.phase = Phase.FINISHED
             self._changed()
 
-    def ask(self, options: Sequence[Event], crop=None, text: str = "") -> int:
-        """The camera is unsure: queue a question with ranked options; returns its id."""
+    def ask(
+        self, options: Sequence[Event], crop=None, text: str = "", turn: int | None = None
+    ) -> int:
+        """The camera is unsure: queue a question with ranked options; returns its id. With
+        ``turn`` it is about that earlier turn (0-based), in the game as the camera read it for
+        now: the answer corrects it."""
         if not options:
             raise SessionError("a question needs at least one option")
         with self.lock:
-            question = Question(next(self._ids), list(options), encode_image(crop), text)
+            question = Question(next(self._ids), list(options), encode_image(crop), text, turn=turn)
             self.questions[question.id] = question
             self._note("question", text or f"which of {len(options)} readings is right?")
             self._changed(save=False)

@@ -176,7 +176,7 @@ def test_a_question_left_open_while_play_goes_on_corrects_its_turn(host, session
     session.play_on(wrong)
     assert session.game.log == [wrong]
     assert session.state()["questions"][0]["turn"] == 1
-    assert b"turn 1 was taken as option 1" in host.get("/").data
+    assert b"Turn 1 is in the game as option 1" in host.get("/").data
     play(session, 2)  # the game goes on meanwhile
     later = session.game.log[1:]
     response = host.post(f"/api/questions/{qid}/answer", data={"option": "1"})
@@ -184,6 +184,23 @@ def test_a_question_left_open_while_play_goes_on_corrects_its_turn(host, session
     assert session.game.log == [right, *later]
     assert not session.questions
     assert read_record_file(session.record_path)["history"][-1]["action"] == "corrected"
+
+
+def test_the_camera_asks_about_a_turn_it_read_for_now_and_the_answer_corrects_it(host, session):
+    """The camera put its best reading in the game for now and, still unsure of it turns
+    later, asks about that turn: the page names it, and the answer corrects it."""
+    right = _first_turn(session)
+    wrong = Turn("U", right.x, right.y, (right.rotation + 180) % 360)
+    session.commit(wrong)
+    play(session, 3)
+    later = session.game.log[1:]
+    qid = session.ask([wrong, right], None, "Not sure about the tile (turn 1)", turn=0)
+    assert session.state()["questions"][0]["turn"] == 1
+    assert b"Turn 1 is in the game as option 1" in host.get("/").data
+    response = host.post(f"/api/questions/{qid}/answer", data={"option": "1"})
+    assert response.status_code == 200, response.get_json()
+    assert session.game.log == [right, *later]
+    assert not session.questions
 
 
 def test_a_question_about_a_turn_taken_back_goes_with_it(session):

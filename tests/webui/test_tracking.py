@@ -59,7 +59,7 @@ def test_a_table_that_plays_on_without_answering_keeps_the_questions_open(tmp_pa
     drawn = live.DrawnGame(seed=5, max_turns=6, config=live.DrawnConfig(frame_size=(960, 540)))
     truth = drawn.game
     session = GameSession(Game.start(truth.tileset, truth.players, truth.options), None)
-    config = TrackerConfig(margin=float("inf"))  # never sure
+    config = TrackerConfig(margin=float("inf"), defer_turns=0)  # never sure, asked at once
     feed = LiveFeed(session, None, Rectifier(drawn.grid_to_image), config, settle_s=None)
     for frame, _ in drawn.frames():
         feed.step(frame)

@@ -180,9 +180,13 @@ class LiveFeed:
                 or game.log in self.read_over
             ):
                 return
+            # the readings still taken for now are asked about first (vision.live.doubts)
+            doubts = tracker.settle_doubts()
             based_on = list(game.log)
             copy = game.replayed(based_on)
             self.read_over = (based_on, based_on)  # once, even if reading it over fails
+        for obs in doubts:
+            self._push(obs)
         started = time.perf_counter()
         read_over = tracker.review(copy)
         self.read_over = (based_on, read_over)
@@ -215,7 +219,7 @@ class LiveFeed:
             if isinstance(obs, Commit):
                 self.sink.commit(obs.turn)
             elif isinstance(obs, Question):
-                self.sink.ask(obs.turns, obs.crop, obs.text)
+                self.sink.ask(obs.turns, obs.crop, obs.text, turn=obs.turn)
             elif isinstance(obs, Warning):
                 self.sink.warn(obs.text, obs.image)
             elif isinstance(obs, Amend):  # a follower or figure moved after the tile was read

@@ -2,8 +2,12 @@
 
 A consumer (``meeplecam replay``, the web session) receives these from :meth:`Tracker.feed`:
 
-- :class:`Commit`: a sure reading of one turn; the consumer applies ``turn`` to the game.
+- :class:`Commit`: a reading of one turn; the consumer applies ``turn`` to the game. With
+  ``doubts`` it is taken for now: the tracker reads it again as the table teaches it more, and
+  amends it or asks about it later (an :class:`Amend`, or a :class:`Question` with ``turn``).
 - :class:`Question`: the reading is unsure; ``options`` are legal turns, best first, with scores.
+  With ``turn`` it is about that earlier turn of the log, already in the game as read for now:
+  the answer (or, with nobody to ask, the best option) replaces it.
 - :class:`Warning`: something on the table that the rules cannot explain, with a picture.
 - :class:`Amend`: a follower laid on the last tile after that tile was read; the consumer
   replaces turn ``index`` of the log with ``turn`` (the same tile, with the follower).
@@ -25,14 +29,21 @@ from meeplecam.engine import Turn
 
 @dataclass(frozen=True)
 class Commit:
-    """A turn read for sure. ``confidence`` is 0-1 (the best option's share of the evidence);
+    """A turn read. ``confidence`` is 0-1 (the best option's share of the evidence);
     ``pose`` is ``standing``/``lying`` when a follower was seen; ``crop`` is the tile's
-    top-down picture."""
+    top-down picture. ``doubts``: why the reading is only taken for now (the picture alone
+    cannot yet tell it from the runner-up, while the table is still teaching the tracker its
+    art); empty for a sure reading."""
 
     turn: Turn
     confidence: float
     pose: str | None = None
     crop: np.ndarray | None = field(default=None, repr=False, compare=False)
+    doubts: tuple[str, ...] = ()
+
+    @property
+    def sure(self) -> bool:
+        return not self.doubts
 
 
 @dataclass(frozen=True)
@@ -44,6 +55,8 @@ class Question:
     crop: np.ndarray | None = field(default=None, repr=False, compare=False)
     text: str = ""
     doubts: tuple[str, ...] = ()
+    # the earlier turn (0-based, in the game's log) it is about, read for now; None: the new tile
+    turn: int | None = None
 
     @property
     def best(self) -> Turn:

@@ -151,6 +151,8 @@ class TileReading:
         visible = self._visible_difference(options, order, seen.ignore)
         if visible < cfg.min_evidence_px and margin < cfg.evidence_margin:
             doubts += (f"the two best differ in {visible} px",)
+        # what the picture alone leaves in doubt may be settled by what the table teaches next
+        in_picture = doubts
         if rival.gain >= cfg.unexplained:
             doubts += (
                 f"{rival.tile.id} turned {rival.rotation}, not allowed here, fits better "
@@ -163,9 +165,10 @@ class TileReading:
             doubts += ("the follower's spot",)
         if cell in self.ask_cells:
             doubts += ("the players corrected this cell",)
-        if not doubts:
+        if not doubts or (doubts == in_picture and cfg.defer_turns > 0):
             best = ranked[0][0]
-            return Commit(best, confidence([scores[i] for i in order]), self._pose(best), picture)
+            sureness = confidence([scores[i] for i in order])
+            return Commit(best, sureness, self._pose(best), picture, doubts=doubts)
         what = "the follower's place" if sure else "the tile"
         text = f"Not sure about {what} at {cell}" + self._suspect_named(cell, rival, drifted)
         return Question(ranked[: cfg.max_options], picture, text, doubts)

@@ -13,6 +13,7 @@ the amended game).
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -292,19 +293,35 @@ class Repairs:
         scores, crop, masks = self._score_copy(board, cell, laid, readings)
         if scores[0] - max(scores[1:]) > gain - cfg.repair_margin:
             return None
+        cheap = [
+            readings[i]
+            for i in np.argsort(scores[1:])[::-1]
+            if scores[1 + i] >= scores[0] - gain + cfg.repair_margin
+        ]
+        for turn, amended in self._readings_laid(cell, index, crop, masks, cheap):
+            if allows is not None and not allows(amended):
+                continue
+            log.info("tracker: turn %d read again as %s", index + 1, turn.describe())
+            return Amend(index, turn, self._crop_picture(board, cell)), amended
+        return None
+
+    def _readings_laid(
+        self, cell, index: int, crop, masks, readings
+    ) -> Iterator[tuple[Turn, Game]]:
+        """Turn ``index`` (the tile at ``cell``) as each of ``readings`` ((tile, rotation)) that
+        the rules allow, in order: the turn, with the follower laid with it on the likeliest
+        spot of that tile if the figure still stands there (a spot's name means another segment
+        on another tile; ``masks``: the figures on ``crop`` by colour), and the game with it."""
+        game = self.game
+        laid = game.log[index]
         events = list(game.log)
-        # the follower laid with it, if it still stands there: on the likeliest spot of the
-        # tile it is read as (a spot's name means another segment on another tile)
         colour = game.players[game.results[index].player].colour
         figure = masks[colour] if laid.meeple else None
-        before = None
+        before = foot = None
         if figure is not None and figure.any():
             foot = self.scorer.figure_core(crop, colour, figure)
             before = game.replayed(events[:index])
-        for i in np.argsort(scores[1:])[::-1]:
-            other, rotation = readings[i]
-            if scores[1 + i] < scores[0] - gain + cfg.repair_margin:
-                break
+        for other, rotation in readings:
             turn = replace(laid, tile=other.id, rotation=rotation)
             if before is not None:
                 spots = self._turns_for(other, rotation, cell, foot, game=before)
@@ -314,11 +331,7 @@ class Repairs:
                 amended = game.replayed(events)
             except IllegalTurn:
                 continue
-            if allows is not None and not allows(amended):
-                continue
-            log.info("tracker: turn %d read again as %s", index + 1, turn.describe())
-            return Amend(index, turn, self._crop_picture(board, cell)), amended
-        return None
+            yield turn, amended
 
     def _repair_follower(
         self, board: Board, crop: np.ndarray, colour: str, figure: np.ndarray, weakest

@@ -172,6 +172,10 @@ def replay(
             reported = time.monotonic()
             progress(result, "reading")
     tracker.sync()  # the recording may end on the last turn
+    for obs in tracker.settle_doubts():  # readings taken for now and still in doubt: asked
+        if on_observation is not None:
+            on_observation(obs, tracker)
+        _handle(obs, game, result)
     if review:
         if progress is not None:
             progress(result, "reading over")
@@ -217,6 +221,10 @@ def _handle(obs, game: Game, result: ReplayResult) -> None:
         except IllegalTurn as exc:
             result.warnings.append(f"the engine refused {obs.turn.describe()}: {exc}")
         return
+    if isinstance(obs, Question) and obs.turn is not None:  # about a turn read for now
+        result.questions += 1
+        _asked_about(obs, game, result)
+        return
     asked = isinstance(obs, Question)
     if asked:
         result.questions += 1
@@ -236,6 +244,21 @@ def _handle(obs, game: Game, result: ReplayResult) -> None:
             return
         except IllegalTurn as exc:
             result.warnings.append(f"the engine refused {turn.describe()}: {exc}")
+
+
+def _asked_about(question: Question, game: Game, result: ReplayResult) -> None:
+    """A question about an earlier turn, read for now: that turn counts as asked about, and
+    the question's best option replaces it (nobody answers)."""
+    read = game.log[question.turn]
+    first = sum(isinstance(e, Turn) for e in game.log[: question.turn])
+    if first < len(result.first_read):
+        result.first_read[first] = (result.first_read[first][0], True)
+        result.doubts[first] = question.doubts
+    if question.best != read:
+        try:
+            game.replace(question.turn, question.best)
+        except IllegalTurn as exc:
+            result.warnings.append(f"the engine refused {question.best.describe()}: {exc}")
 
 
 def load_geometry(profile: str | None, cell_px: int = 48):
@@ -337,11 +360,12 @@ def _debug_writer(folder: Path):
             cv2.imwrite(str(folder / f"{counter[0]:03d}-{kind}.png"), image)
         with (folder / "observations.txt").open("a", encoding="utf-8") as f:
             if isinstance(obs, Commit):
-                f.write(f"{counter[0]} commit {obs.turn} conf={obs.confidence:.2f}\n")
+                for_now = f" for now: {'; '.join(obs.doubts)}" if obs.doubts else ""
+                f.write(f"{counter[0]} commit {obs.turn} conf={obs.confidence:.2f}{for_now}\n")
             elif isinstance(obs, Question):
-                f.write(
-                    f"{counter[0]} question {[(t.describe(), round(s, 3)) for t, s in obs.options]}\n"
-                )
+                about = f" about turn {obs.turn + 1}" if obs.turn is not None else ""
+                options = [(t.describe(), round(s, 3)) for t, s in obs.options]
+                f.write(f"{counter[0]} question{about} {options}\n")
             elif isinstance(obs, Warning):
                 f.write(f"{counter[0]} warning {obs.text}\n")
             elif isinstance(obs, Amend):

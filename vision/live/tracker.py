@@ -20,7 +20,10 @@ anything else is logged and the state is kept, never a crash):
   much like a tile the bag still holds, that turn is read again first (an :class:`Amend`) and
   the tile read in the game as the amend leaves it.
 - COMMITTED / ASKING: the observation is out; when the consumer has applied a turn to the game
-  (the game log grew) the tracker learns from it and goes back to WATCHING. A question left
+  (the game log grew) the tracker learns from it and goes back to WATCHING. A commit whose
+  picture alone was in doubt is taken for now: nothing is learned from it until it is read
+  again, after each later turn, clearly (it is then learned from, or amended), and it becomes
+  a question about that turn once it has waited ``defer_turns`` turns. A question left
   open while the table settles with the next tile laid -> its best option, taken for now
   (:class:`PlayedOn`; nothing learned from it), and the next tile is read once it is applied.
 - WARNING: re-read on every settle; when the table is right again (or shows one new tile) it
@@ -33,8 +36,9 @@ game log.
 This module is the state machine, following the game and the drawn tile; the
 tracker's other concerns are its bases, one module each: :mod:`.seeing` (the board cut from a
 frame, what changed on it, the light, shade, camera and grid followed), :mod:`.reading` (a new
-tile read with the rules: options, doubts, commit or question), :mod:`.figures` (the figures
-and the spots they claim) and :mod:`.repairs` (an earlier turn the table says was misread).
+tile read with the rules: options, doubts, commit or question), :mod:`.doubts` (readings
+taken for now, read again as the table teaches more), :mod:`.figures` (the figures and the
+spots they claim) and :mod:`.repairs` (an earlier turn the table says was misread).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from meeplecam.engine import Discard, Game, Turn
 
 from .appearance import ScorerConfig, TerrainScorer
 from .diff import Look
+from .doubts import Doubt, Doubts
 from .figures import Figures
 from .motion import Motion, MotionConfig, MotionGate
 from .observations import Amend, Commit, Drawn, Observation, PlayedOn, Question, Warning
@@ -147,6 +152,14 @@ class TrackerConfig:
     # up, standing ones 0.004 and up, 14 of 160 under 0.035)
     lying_min_share: float = 0.025
     max_options: int = 6  # options listed in a question
+    # a tile whose picture alone is in doubt (the runner-up close, or the two best differing in
+    # few pixels) is read for now, read again after each turn the table teaches, and asked
+    # about only when still in doubt this many turns later (vision.live.doubts; 0: ask at
+    # once). It is settled when its best reading then leads by defer_margin: of 20 such doubts
+    # of seven snowy games with no profile, read again 3 to 20 turns later, every reading that
+    # led by 0.04 was right, and one that led by 0.02 was wrong
+    defer_turns: int = 8
+    defer_margin: float = 0.04
     min_evidence_px: int = 12  # visible pixels (of the scoring crop) where the two best differ
     # ... unless the best leads by this much: those few pixels spoke clearly (a pennant twin's
     # shield half under a follower, which the model's blurred twin test still reads)
@@ -249,12 +262,13 @@ class TrackerConfig:
         return cfg
 
 
-class Tracker(TileReading, Repairs, Figures, Seeing):
+class Tracker(TileReading, Doubts, Repairs, Figures, Seeing):
     """Frames in, observations out. ``feed(frame)`` returns the observations of that frame.
 
     The state machine is here; each base holds one concern of it and works on the state
     ``__init__`` sets up (see the module): :class:`~.reading.TileReading`,
-    :class:`~.repairs.Repairs`, :class:`~.figures.Figures`, :class:`~.seeing.Seeing`."""
+    :class:`~.doubts.Doubts`, :class:`~.repairs.Repairs`, :class:`~.figures.Figures`,
+    :class:`~.seeing.Seeing`."""
 
     def __init__(
         self,
@@ -320,6 +334,9 @@ class Tracker(TileReading, Repairs, Figures, Seeing):
         # tile read over as another type puts it on the segment under that spot
         self.figures_read: dict[tuple[int, int], np.ndarray] = {}
         self.repaired: set[tuple[int, int]] = set()  # cells read again by _repair: never twice
+        # readings in the game for now, their picture in doubt: read again as the table
+        # teaches more, and asked about if they stay in doubt (vision.live.doubts)
+        self.doubtful: dict[tuple[int, int], Doubt] = {}
         self.reading_again = False  # reading a tile in the game as an amend leaves it: no repair
         self.rebaseline = False
         # tiles laid together with the one read last: kept out of the baseline until read
@@ -584,6 +601,10 @@ class Tracker(TileReading, Repairs, Figures, Seeing):
                 together_view = self.pending.frame
             if self.pending.played_on is not None:
                 together_view = self.pending.played_on
+            if together_view is None and self.doubtful and self.anchor is not None:
+                # the table taught one more turn: the readings in doubt, again (not when the
+                # next tile is read at once: it must be read in the game as amended)
+                self._out += self._read_doubtful_again(self.anchor)
         else:  # an undo, a correction or a turn entered by hand: read the table again
             gone = self.placed_cells - placed
             self.recheck |= gone | set(self.unread)
@@ -644,11 +665,19 @@ class Tracker(TileReading, Repairs, Figures, Seeing):
         taken_unanswered = (
             pending.played_on is not None and isinstance(obs, Question) and event == obs.best
         )
-        sure = not taken_unanswered and (
-            isinstance(obs, Commit)
-            or self.people_answer
-            or (isinstance(obs, Question) and event != obs.best)
+        # a reading taken for now is learned from once it is sure (vision.live.doubts)
+        for_now = isinstance(obs, Commit) and not obs.sure and event == obs.turn
+        sure = (
+            not taken_unanswered
+            and not for_now
+            and (
+                isinstance(obs, Commit)
+                or self.people_answer
+                or (isinstance(obs, Question) and event != obs.best)
+            )
         )
+        if for_now and event.cell == pending.cell:
+            self.doubtful[pending.cell] = Doubt(obs.doubts, len(self.game.log))
         if sure and isinstance(event, Turn) and event.cell == pending.cell:
             tile = self.game.tileset[event.tile]
             whole = pending.board.cell(*pending.cell)

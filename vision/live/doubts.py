@@ -1,0 +1,152 @@
+"""Readings taken for now: a tile whose picture alone cannot yet tell its best reading from the
+runner-up (the table has taught the tracker little of its art so far, or a figure hides what
+tells them apart) is not asked about at once. Its best reading goes in the game (a
+:class:`~.observations.Commit` with ``doubts``) and is read again after every turn the tracker
+learns from, on the newest view, against the readings its neighbours now allow: once the
+picture tells them apart it is kept (and learned from) or read as the other (an
+:class:`~.observations.Amend`); after ``defer_turns`` turns in doubt, or when the game ends, the
+players are asked about that turn (a :class:`~.observations.Question` with ``turn``).
+
+Of the 30 questions of seven snowy games with no profile (stop 46's code), 20 were such doubts;
+read again six turns later, 8 of them had a clear best reading, every one right; the rest
+(pennant twins whose shield a figure hides, mostly) would still be asked.
+
+One concern of :class:`~.tracker.Tracker` (see :mod:`.figures`): the methods read the tracker's
+``game``, ``scorer``, ``config`` and ``readings`` and keep ``doubtful``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+from meeplecam.engine import Turn
+
+from .observations import Amend, Observation, Question
+from .rectify import Board
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """A reading in the game for now: why it is in doubt, and how long the log was when it was
+    taken (so how many turns it has waited)."""
+
+    doubts: tuple[str, ...]
+    since: int
+
+
+class Doubts:
+    """The tracker's readings taken for now (see the module)."""
+
+    def _read_doubtful_again(self, board: Board, final: bool = False) -> list[Observation]:
+        """Each reading taken for now read again on the settled view ``board``: kept and
+        learned from once the picture clearly prefers it, amended once it clearly prefers
+        another reading the rules allow there, asked about once it has waited ``defer_turns``
+        turns (or at once with ``final``: the game is over). Returns the amends and questions,
+        and forgets every doubt they settle."""
+        out: list[Observation] = []
+        for cell, doubt in list(self.doubtful.items()):
+            index = self._turn_index(cell)
+            laid = self.game.log[index] if index is not None else None
+            if (
+                laid is None
+                or self.readings.get(cell) != laid
+                or cell in self.repaired
+                or not board.contains(cell)
+            ):
+                # undone, the players' word now, read again as the table demanded (a guess
+                # from the rules, nothing to learn from), or out of view
+                del self.doubtful[cell]
+                continue
+            waited = len(self.game.log) - doubt.since
+            if waited == 0 and not final:
+                continue  # read on this very view
+            settled, observation = self._read_again_for_now(
+                board, cell, index, doubt, waited, final
+            )
+            if settled:
+                del self.doubtful[cell]
+            if observation is not None:
+                out.append(observation)
+        return out
+
+    def _read_again_for_now(
+        self, board: Board, cell, index: int, doubt: Doubt, waited: int, final: bool
+    ) -> tuple[bool, Observation | None]:
+        """One reading taken for now (turn ``index``, at ``cell``) read again: whether that
+        settles its doubt, and what goes out (an :class:`Amend` or a :class:`Question`; None
+        when it is kept, or waits)."""
+        game = self.game
+        cfg = self.config
+        laid = game.log[index]
+        pattern = game.board.required_sides(cell)
+        readings = [
+            (tile, r)
+            for tile in game.tileset.types.values()
+            if game.remaining.get(tile.id, 0) > 0 or tile.id == laid.tile
+            for r in tile.rotations_fitting(pattern)
+            if (tile.id, r) != (laid.tile, laid.rotation)
+        ]
+        current = (game.tileset[laid.tile], laid.rotation)
+        if not readings:  # the neighbours laid since allow nothing else
+            self._learn_laid(board, cell, laid, lead=float("inf"))
+            return True, None
+        scores, crop, masks = self._score_copy(board, cell, laid, readings)
+        options = [current, *readings]
+        order = [int(i) for i in np.argsort(scores)[::-1]]
+        lead = float(scores[order[0]] - scores[order[1]])
+        figures = np.logical_or.reduce(list(masks.values()))
+        ignore = self._guarded(figures) if figures.any() else None
+        visible = self._visible_difference(options, order, ignore)
+        clear = lead >= cfg.defer_margin and (
+            visible >= cfg.min_evidence_px or lead >= cfg.evidence_margin
+        )
+        if clear and order[0] == 0:
+            log.info("tracker: turn %d, read for now, is %s", index + 1, laid.describe())
+            self._learn_laid(board, cell, laid, lead)
+            return True, None
+        if clear:
+            for turn, _ in self._readings_laid(cell, index, crop, masks, [options[order[0]]]):
+                log.info("tracker: turn %d, read for now, read again as %s", index + 1, turn)
+                self.readings[cell] = turn
+                self._learn_laid(board, cell, turn, lead)
+                return True, Amend(index, turn, self._crop_picture(board, cell))
+        if not final and waited < cfg.defer_turns:
+            return False, None
+        # the reading in the game first (it was read with the bag as a prior, and nothing
+        # since has clearly overturned it), then the others the rules allow, likeliest first
+        asked = [(laid, float(scores[0]))]
+        for i in [i for i in order if i != 0][: cfg.max_options - 1]:
+            legal = self._readings_laid(cell, index, crop, masks, [options[i]])
+            turn = next((t for t, _ in legal), None)
+            if turn is not None:
+                asked.append((turn, float(scores[i])))
+        text = (
+            f"Not sure about the tile at {cell} (turn {index + 1}), read for now as "
+            f"{laid.describe()}"
+        )
+        return True, Question(asked, self._crop_picture(board, cell), text, doubt.doubts, index)
+
+    def _learn_laid(self, board: Board, cell, laid: Turn, lead: float) -> None:
+        """The reading taken for now at ``cell`` is sure now: learned from on ``board`` as a
+        committed turn would have been, with its figure kept out of the tile's terms."""
+        whole = board.cell(*cell)
+        crop = self.scorer.prepare(whole)
+        figures = np.logical_or.reduce(list(self._figure_masks(crop).values()))
+        tile = self.game.tileset[laid.tile]
+        ignore = figures if figures.any() else None
+        self.scorer.learn(crop, tile, laid.rotation, ignore, whole, bare=ignore is None)
+        self.certainty[cell] = lead
+
+    def settle_doubts(self) -> list[Observation]:
+        """The game is over: every reading still taken for now read once more on the last
+        view of the table as the game has it, and asked about if still in doubt."""
+        board = self.game_view if self.game_view is not None else self.anchor
+        if board is None or not self.doubtful:
+            self.doubtful.clear()
+            return []
+        return self._read_doubtful_again(board, final=True)
