@@ -52,15 +52,8 @@ class Doubts:
         for cell, doubt in list(self.doubtful.items()):
             index = self._turn_index(cell)
             laid = self.game.log[index] if index is not None else None
-            if (
-                laid is None
-                or self.readings.get(cell) != laid
-                or cell in self.repaired
-                or not board.contains(cell)
-            ):
-                # undone, the players' word now, read again as the table demanded (a guess
-                # from the rules, nothing to learn from), or out of view
-                del self.doubtful[cell]
+            if laid is None or self.readings.get(cell) != laid or not board.contains(cell):
+                del self.doubtful[cell]  # undone, or the players' word now, or out of view
                 continue
             waited = len(self.game.log) - doubt.since
             if waited == 0 and not final:
@@ -109,7 +102,7 @@ class Doubts:
             log.info("tracker: turn %d, read for now, is %s", index + 1, laid.describe())
             self._learn_laid(board, cell, laid, lead)
             return True, None
-        if clear:
+        if clear and cell not in self.repaired:  # a repair's reading is the table's: kept
             for turn, _ in self._readings_laid(cell, index, crop, masks, [options[order[0]]]):
                 log.info("tracker: turn %d, read for now, read again as %s", index + 1, turn)
                 self.readings[cell] = turn
@@ -132,15 +125,20 @@ class Doubts:
         return True, Question(asked, self._crop_picture(board, cell), text, doubt.doubts, index)
 
     def _learn_laid(self, board: Board, cell, laid: Turn, lead: float) -> None:
-        """The reading taken for now at ``cell`` is sure now: learned from on ``board`` as a
-        committed turn would have been, with its figure kept out of the tile's terms."""
+        """The reading taken for now at ``cell`` is sure now (``lead`` over the runner-up):
+        learned from on ``board`` as a committed turn would have been, with its figure kept out
+        of the tile's terms; but for a reading an earlier repair put there (the rules chose
+        it, so its look is no sample of the type: snowy game 07016 learned an R as a Q, and the
+        reading over at the end no longer told them apart)."""
+        self.certainty[cell] = lead
+        if cell in self.repaired:
+            return
         whole = board.cell(*cell)
         crop = self.scorer.prepare(whole)
         figures = np.logical_or.reduce(list(self._figure_masks(crop).values()))
         tile = self.game.tileset[laid.tile]
         ignore = figures if figures.any() else None
         self.scorer.learn(crop, tile, laid.rotation, ignore, whole, bare=ignore is None)
-        self.certainty[cell] = lead
 
     def settle_doubts(self) -> list[Observation]:
         """The game is over: every reading still taken for now read once more on the last
