@@ -85,8 +85,9 @@ class Doubts:
             if (tile.id, r) != (laid.tile, laid.rotation)
         ]
         current = (game.tileset[laid.tile], laid.rotation)
-        if not readings:  # the neighbours laid since allow nothing else
-            self._learn_laid(board, cell, laid, lead=float("inf"))
+        if not readings:
+            # the neighbours laid since allow nothing else: no question, but no sample either
+            # (they were read against it; read again at the end, 3 of 20 such were wrong)
             return True, None
         scores, crop, masks = self._score_copy(board, cell, laid, readings)
         options = [current, *readings]
