@@ -114,3 +114,21 @@ def test_a_reading_taken_for_now_that_the_table_shows_wrong_is_amended(
 def _reading(game, turn: Turn) -> tuple[str, int]:
     tile = game.tileset[turn.tile]
     return tile.id, tile.canonical_rotation(turn.rotation)
+
+
+def test_a_reading_an_earlier_repair_chose_is_never_learned_from(drawn_game, drawn_frames):
+    # the rules chose it, not the picture: its look is no sample of the type, even once the
+    # picture comes to prefer it (a pennant twin's shield read wrong would be learned so)
+    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image))
+    _played(tracker, drawn_frames[:120])
+    cell, laid = next(
+        (t.cell, t) for t in tracker.game.log if isinstance(t, Turn) and t.cell in tracker.readings
+    )
+    learned = []
+    tracker.scorer.learn = lambda *args, **kwargs: learned.append(args)
+    tracker._learn_laid(tracker.anchor, cell, laid, lead=0.5)
+    assert len(learned) == 1  # an ordinary reading is
+    tracker.repaired.add(cell)
+    tracker._learn_laid(tracker.anchor, cell, laid, lead=0.5)
+    assert len(learned) == 1
+    assert tracker.certainty[cell] == 0.5
