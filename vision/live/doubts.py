@@ -10,7 +10,7 @@ players are asked about that turn (a :class:`~.observations.Question` with ``tur
 Of the 30 questions of seven snowy games with no profile (stop 46's code), 20 were such doubts;
 read again six turns later, 8 of them had a clear best reading, every one right; the rest
 (pennant twins whose shield a figure hides, mostly) are still asked. With no profile the 20
-snowy games asked 48 questions instead of 78, the 20 Winter-scans games 134 instead of 164,
+snowy games asked 44 questions instead of 78, the 20 Winter-scans games 120 instead of 164,
 with the same turns right (docs/numbers.md, stop 47).
 
 One concern of :class:`~.tracker.Tracker` (see :mod:`.figures`): the methods read the tracker's

@@ -157,8 +157,10 @@ class TrackerConfig:
     # about only when still in doubt this many turns later (vision.live.doubts; 0: ask at
     # once). It is settled when its best reading then leads by defer_margin: of 20 such doubts
     # of seven snowy games with no profile, read again 3 to 20 turns later, every reading that
-    # led by 0.04 was right, and one that led by 0.02 was wrong
-    defer_turns: int = 8
+    # led by 0.04 was right, and one that led by 0.02 was wrong. With no profile, 8 turns
+    # asked 48 / 134 / 46 questions (snowy / scans / copy at 720p), 12 turns 44 / 120 / 40,
+    # with as many turns right (the copy two more)
+    defer_turns: int = 12
     defer_margin: float = 0.04
     min_evidence_px: int = 12  # visible pixels (of the scoring crop) where the two best differ
     # ... unless the best leads by this much: those few pixels spoke clearly (a pennant twin's
