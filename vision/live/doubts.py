@@ -144,7 +144,10 @@ class Doubts:
         """The game is over: every reading still taken for now read once more on the last
         view of the table as the game has it, and asked about if still in doubt."""
         board = self.game_view if self.game_view is not None else self.anchor
-        if board is None or not self.doubtful:
-            self.doubtful.clear()
-            return []
-        return self._read_doubtful_again(board, final=True)
+        try:
+            if board is not None and self.doubtful:
+                return self._read_doubtful_again(board, final=True)
+        except Exception:  # the game as read stands
+            log.exception("tracker: reading the doubtful turns again at the end failed")
+        self.doubtful.clear()
+        return []

@@ -606,7 +606,10 @@ class Tracker(TileReading, Doubts, Repairs, Figures, Seeing):
             if together_view is None and self.doubtful and self.anchor is not None:
                 # the table taught one more turn: the readings in doubt, again (not when the
                 # next tile is read at once: it must be read in the game as amended)
-                self._out += self._read_doubtful_again(self.anchor)
+                try:
+                    self._out += self._read_doubtful_again(self.anchor)
+                except Exception:  # a reading taken for now stays so; the game goes on
+                    log.exception("tracker: reading the doubtful turns again failed")
         else:  # an undo, a correction or a turn entered by hand: read the table again
             gone = self.placed_cells - placed
             self.recheck |= gone | set(self.unread)

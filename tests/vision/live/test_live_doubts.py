@@ -132,3 +132,18 @@ def test_a_reading_an_earlier_repair_chose_is_never_learned_from(drawn_game, dra
     tracker._learn_laid(tracker.anchor, cell, laid, lead=0.5)
     assert len(learned) == 1
     assert tracker.certainty[cell] == 0.5
+
+
+def test_a_failure_while_reading_a_doubt_again_does_not_stop_the_game(
+    drawn_game, drawn_frames, monkeypatch
+):
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("scorer broke")
+
+    monkeypatch.setattr(Tracker, "_read_doubtful_again", broken)
+    config = TrackerConfig(margin=100.0)  # every reading taken for now
+    game = _fresh(drawn_game)
+    result = replay(drawn_frames, game, Rectifier(drawn_game.grid_to_image), config)
+    right, total, diffs = compare(drawn_game.expected(), result.record())
+    assert total == sum(isinstance(e, Turn) for e in drawn_game.game.log)
+    assert right >= total - 1, diffs
