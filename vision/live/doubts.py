@@ -95,21 +95,19 @@ class Doubts:
         options = [current, *readings]
         order = [int(i) for i in np.argsort(scores)[::-1]]
         lead = float(scores[order[0]] - scores[order[1]])
-        figures = np.logical_or.reduce(list(masks.values()))
-        ignore = self._guarded(figures) if figures.any() else None
-        visible = self._visible_difference(options, order, ignore)
+        visible = self._visible_difference(options, order, self._hidden_by(masks))
         clear = lead >= cfg.defer_margin and (
             visible >= cfg.min_evidence_px or lead >= cfg.evidence_margin
         )
         if clear and order[0] == 0:
             log.info("tracker: turn %d, read for now, is %s", index + 1, laid.describe())
-            self._learn_laid(board, cell, laid, lead)
+            self._learn_laid(board, cell, laid, lead, crop, masks)
             return True, None
         if clear and cell not in self.repaired:  # a repair's reading is the table's: kept
             for turn, _ in self._readings_laid(cell, index, crop, masks, [options[order[0]]]):
                 log.info("tracker: turn %d, read for now, read again as %s", index + 1, turn)
                 self.readings[cell] = turn
-                self._learn_laid(board, cell, turn, lead)
+                self._learn_laid(board, cell, turn, lead, crop, masks)
                 return True, Amend(index, turn, self._crop_picture(board, cell))
         if not final and waited < cfg.defer_turns:
             return False, None
@@ -124,21 +122,19 @@ class Doubts:
         text = f"Still not sure about the tile at {cell} (turn {index + 1})"
         return True, Question(asked, self._crop_picture(board, cell), text, doubt.doubts, index)
 
-    def _learn_laid(self, board: Board, cell, laid: Turn, lead: float) -> None:
+    def _learn_laid(self, board: Board, cell, laid: Turn, lead: float, crop, masks) -> None:
         """The reading taken for now at ``cell`` is sure now (``lead`` over the runner-up):
-        learned from on ``board`` as a committed turn would have been, with its figure kept out
-        of the tile's terms; but for a reading an earlier repair put there (the rules chose
+        learned from its scorer ``crop`` on ``board`` as a committed turn would have been, the
+        figures on it (``masks``, by colour) kept out of the tile's terms; but for a reading an earlier repair put there (the rules chose
         it, so its look is no sample of the type: snowy game 07016 learned an R as a Q, and the
         reading over at the end no longer told them apart)."""
         self.certainty[cell] = lead
         if cell in self.repaired:
             return
-        whole = board.cell(*cell)
-        crop = self.scorer.prepare(whole)
-        figures = np.logical_or.reduce(list(self._figure_masks(crop).values()))
-        tile = self.game.tileset[laid.tile]
+        figures = np.logical_or.reduce(list(masks.values()))
         ignore = figures if figures.any() else None
-        self.scorer.learn(crop, tile, laid.rotation, ignore, whole, bare=ignore is None)
+        tile = self.game.tileset[laid.tile]
+        self.scorer.learn(crop, tile, laid.rotation, ignore, board.cell(*cell), bare=ignore is None)
 
     def settle_doubts(self) -> list[Observation]:
         """The game is over: every reading still taken for now read once more on the last

@@ -184,8 +184,13 @@ class Figures:
         """The figures of each player's colour on a laid tile's crop, and the pixels they
         hide from the tile's scoring (None without any)."""
         masks = self._figure_masks(crop)
+        return masks, self._hidden_by(masks)
+
+    def _hidden_by(self, masks: dict[str, np.ndarray]) -> np.ndarray | None:
+        """The pixels figures (``masks`` by colour) hide from a tile's scoring, grown; None
+        without any."""
         figures = np.logical_or.reduce(list(masks.values()))
-        return masks, self._guarded(figures) if figures.any() else None
+        return self._guarded(figures) if figures.any() else None
 
     def _figure_masks(self, crop: np.ndarray) -> dict[str, np.ndarray]:
         """Where each player's colour shows a figure on a crop, by colour."""

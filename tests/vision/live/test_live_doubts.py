@@ -126,10 +126,13 @@ def test_a_reading_an_earlier_repair_chose_is_never_learned_from(drawn_game, dra
     )
     learned = []
     tracker.scorer.learn = lambda *args, **kwargs: learned.append(args)
-    tracker._learn_laid(tracker.anchor, cell, laid, lead=0.5)
+    board = tracker.anchor
+    crop = tracker.scorer.prepare(board.cell(*cell))
+    masks, _ = tracker._figures(crop)
+    tracker._learn_laid(board, cell, laid, 0.5, crop, masks)
     assert len(learned) == 1  # an ordinary reading is
     tracker.repaired.add(cell)
-    tracker._learn_laid(tracker.anchor, cell, laid, lead=0.5)
+    tracker._learn_laid(board, cell, laid, 0.5, crop, masks)
     assert len(learned) == 1
     assert tracker.certainty[cell] == 0.5
 
