@@ -5,7 +5,10 @@ tells them apart) is not asked about at once. Its best reading goes in the game 
 learns from, on the newest view, against the readings its neighbours now allow: once the
 picture tells them apart it is kept (and learned from) or read as the other (an
 :class:`~.observations.Amend`); after ``defer_turns`` turns in doubt, or when the game ends, the
-players are asked about that turn (a :class:`~.observations.Question` with ``turn``).
+players are asked about that turn (a :class:`~.observations.Question` with ``turn``). A
+follower that stood between two of the tile's spots waits with it: once the tile is sure, the
+players are asked where it stands if the view still leaves that open (a figure does not move, so
+a sure tile's spot in doubt is asked at once).
 
 Of the 30 questions of seven snowy games with no profile (stop 46's code), 20 were such doubts;
 read again six turns later, 8 of them had a clear best reading, every one right; the rest
@@ -20,13 +23,14 @@ One concern of :class:`~.tracker.Tracker` (see :mod:`.figures`): the methods rea
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from meeplecam.engine import Turn
 
 from .observations import Amend, Observation, Question
+from .reading import SPOT_DOUBT
 from .rectify import Board
 
 log = logging.getLogger(__name__)
@@ -90,7 +94,10 @@ class Doubts:
         if not readings:
             # the neighbours laid since allow nothing else: no question, but no sample either
             # (they were read against it; read again at the end, 3 of 20 such were wrong)
-            return True, None
+            if SPOT_DOUBT not in doubt.doubts:
+                return True, None
+            scores, crop, masks = self._score_copy(board, cell, laid, [])
+            return True, self._spot_question(board, cell, index, crop, masks, float(scores[0]))
         scores, crop, masks = self._score_copy(board, cell, laid, readings)
         options = [current, *readings]
         order = [int(i) for i in np.argsort(scores)[::-1]]
@@ -102,7 +109,9 @@ class Doubts:
         if clear and order[0] == 0:
             log.info("tracker: turn %d, read for now, is %s", index + 1, laid.describe())
             self._learn_laid(board, cell, laid, lead, crop, masks)
-            return True, None
+            if SPOT_DOUBT not in doubt.doubts:
+                return True, None
+            return True, self._spot_question(board, cell, index, crop, masks, float(scores[0]))
         if clear and cell not in self.repaired:  # a repair's reading is the table's: kept
             for turn, _ in self._readings_laid(cell, index, crop, masks, [options[order[0]]]):
                 log.info("tracker: turn %d, read for now, read again as %s", index + 1, turn)
@@ -114,6 +123,9 @@ class Doubts:
         # the reading in the game first (it was read with the bag as a prior, and nothing
         # since has clearly overturned it), then the others the rules allow, likeliest first
         asked = [(laid, float(scores[0]))]
+        if SPOT_DOUBT in doubt.doubts:  # and the other spot the figure may stand on
+            spots = self._spots_of(cell, index, crop, masks)[1:]
+            asked += [(turn, float(scores[0]) - 1e-3 * (j + 1)) for j, turn in enumerate(spots)]
         for i in [i for i in order if i != 0][: cfg.max_options - 1]:
             legal = self._readings_laid(cell, index, crop, masks, [options[i]])
             turn = next((t for t, _ in legal), None)
@@ -121,6 +133,36 @@ class Doubts:
                 asked.append((turn, float(scores[i])))
         text = f"Still not sure about the tile at {cell} (turn {index + 1})"
         return True, Question(asked, self._crop_picture(board, cell), text, doubt.doubts, index)
+
+    def _spot_question(self, board: Board, cell, index: int, crop, masks, score: float):
+        """The tile read for now at ``cell`` (turn ``index``, scored ``score``) is sure now, but
+        its follower stood between two spots when it was laid: a :class:`Question` about that
+        turn with the figure on each (the spot in the game first), or None when the figure is
+        gone (scored) or its spot is clear on this view."""
+        spots = self._spots_of(cell, index, crop, masks)
+        if len(spots) < 2:
+            return None
+        asked = [(turn, score - 1e-3 * j) for j, turn in enumerate(spots)]
+        text = f"Not sure about the follower's place at {cell} (turn {index + 1})"
+        return Question(asked, self._crop_picture(board, cell), text, (SPOT_DOUBT,), index)
+
+    def _spots_of(self, cell, index: int, crop, masks) -> list[Turn]:
+        """Turn ``index`` (the tile at ``cell``, read for now) with its follower on each spot
+        of its tile that the figure still standing there may be on (:meth:`_turns_for`: two
+        when two are about as likely), the spot it was laid on first; just the turn when its
+        figure is gone. ``masks``: the figures on the scorer ``crop`` by colour."""
+        game = self.game
+        laid = game.log[index]
+        colour = game.players[game.results[index].player].colour
+        figure = masks[colour] if laid.meeple else None
+        if figure is None or not figure.any():
+            return [laid]
+        foot = self.scorer.figure_core(crop, colour, figure)
+        before = game.replayed(list(game.log[:index]))
+        tile = game.tileset[laid.tile]
+        spots = self._turns_for(tile, laid.rotation, cell, foot, game=before)
+        others = [replace(laid, meeple=t.meeple) for t in spots if t.meeple != laid.meeple]
+        return [laid, *others]
 
     def _learn_laid(self, board: Board, cell, laid: Turn, lead: float, crop, masks) -> None:
         """The reading taken for now at ``cell`` is sure now (``lead`` over the runner-up):

@@ -23,6 +23,7 @@ from .seeing import neighbours
 from .twins import laid_layout
 
 SHADE_REPAIR = 0.85  # a tile read under a shadow darker than this is not proof to repair on
+SPOT_DOUBT = "the follower's spot"  # a doubt: two of the tile's spots are about as likely
 
 
 @dataclass
@@ -162,10 +163,14 @@ class TileReading:
             doubts += ("a tile already played fits better",)
         sure = not doubts
         if spot_doubt:
-            doubts += ("the follower's spot",)
+            doubts += (SPOT_DOUBT,)
         if cell in self.ask_cells:
             doubts += ("the players corrected this cell",)
-        if not doubts or (doubts == in_picture and cfg.defer_turns > 0):
+        # a tile the picture alone leaves in doubt is read for now, its follower's spot with it
+        # (chosen again, or asked about, once the tile is sure: vision.live.doubts); a sure
+        # tile's spot in doubt is asked at once (the figure will not move)
+        for_now = bool(in_picture) and doubts in (in_picture, (*in_picture, SPOT_DOUBT))
+        if not doubts or (for_now and cfg.defer_turns > 0):
             best = ranked[0][0]
             sureness = confidence([scores[i] for i in order])
             return Commit(best, sureness, self._pose(best), picture, doubts=doubts)

@@ -150,3 +150,30 @@ def test_a_failure_while_reading_a_doubt_again_does_not_stop_the_game(
     right, total, diffs = compare(drawn_game.expected(), result.record())
     assert total == sum(isinstance(e, Turn) for e in drawn_game.game.log)
     assert right >= total - 1, diffs
+
+
+def test_a_follower_between_two_spots_waits_for_its_tile_to_be_sure(drawn_game, drawn_frames):
+    # every reading is close and every figure stands between two spots: no tile is asked
+    # about as it is laid; once a tile is read clearly, its follower's place is asked about,
+    # naming the turn, with the spot in the game first and the tile as read in every option
+    config = TrackerConfig(margin=100.0, spot_ambiguity=100.0)
+    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
+    seen = _played(tracker, drawn_frames)
+    assert not [obs for obs in seen if isinstance(obs, Question) and obs.turn is None]
+    places = [obs for obs in seen if isinstance(obs, Question) and "follower's place" in obs.text]
+    assert places
+    for question in places:
+        read = tracker.game.log[question.turn]
+        assert question.best == read
+        assert f"(turn {question.turn + 1})" in question.text
+        assert {(t.tile, t.rotation) for t in question.turns} == {(read.tile, read.rotation)}
+        assert len({t.meeple for t in question.turns}) == len(question.turns) >= 2
+
+
+def test_a_sure_tile_with_its_follower_between_two_spots_is_asked_at_once(drawn_game, drawn_frames):
+    # the picture is clear, only the figure's place is not: waiting would teach nothing
+    config = TrackerConfig(spot_ambiguity=100.0)
+    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
+    seen = _played(tracker, drawn_frames)
+    at_once = [obs for obs in seen if isinstance(obs, Question) and obs.turn is None]
+    assert any(obs.doubts == ("the follower's spot",) for obs in at_once)
