@@ -131,6 +131,10 @@ class Doubts:
             turn = next((t for t, _ in legal), None)
             if turn is not None:
                 asked.append((turn, float(scores[i])))
+        if len(asked) == 1:
+            # every other reading would make the game played since illegal: the rules settle
+            # it (snowy 07017's first tile, a WI6, was asked about with no other option)
+            return True, None
         text = f"Still not sure about the tile at {cell} (turn {index + 1})"
         return True, Question(asked, self._crop_picture(board, cell), text, doubt.doubts, index)
 

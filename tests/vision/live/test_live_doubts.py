@@ -61,6 +61,7 @@ def test_a_doubt_that_stays_is_asked_about_naming_its_turn(drawn_game, drawn_fra
     seen = _played(tracker, drawn_frames)
     late = [obs for obs in seen if isinstance(obs, Question) and obs.turn is not None]
     assert late
+    assert all(len(q.turns) >= 2 for q in late)  # a question always offers a choice
     question = late[0]
     read = tracker.game.log[question.turn]
     assert question.best == read  # the reading in the game comes first
