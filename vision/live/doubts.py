@@ -122,10 +122,9 @@ class Doubts:
             return False, None
         # the reading in the game first (it was read with the bag as a prior, and nothing
         # since has clearly overturned it), then the others the rules allow, likeliest first
-        asked = [(laid, float(scores[0]))]
-        if SPOT_DOUBT in doubt.doubts:  # and the other spot the figure may stand on
-            spots = self._spots_of(cell, index, crop, masks)[1:]
-            asked += [(turn, float(scores[0]) - 1e-3 * (j + 1)) for j, turn in enumerate(spots)]
+        # (with the figure on each spot it may stand on, when that was in doubt too)
+        spots = self._spots_of(cell, index, crop, masks) if SPOT_DOUBT in doubt.doubts else [laid]
+        asked = _scored(spots, float(scores[0]))
         for i in [i for i in order if i != 0][: cfg.max_options - 1]:
             legal = self._readings_laid(cell, index, crop, masks, [options[i]])
             turn = next((t for t, _ in legal), None)
@@ -146,24 +145,21 @@ class Doubts:
         spots = self._spots_of(cell, index, crop, masks)
         if len(spots) < 2:
             return None
-        asked = [(turn, score - 1e-3 * j) for j, turn in enumerate(spots)]
         text = f"Not sure about the follower's place at {cell} (turn {index + 1})"
-        return Question(asked, self._crop_picture(board, cell), text, (SPOT_DOUBT,), index)
+        picture = self._crop_picture(board, cell)
+        return Question(_scored(spots, score), picture, text, (SPOT_DOUBT,), index)
 
     def _spots_of(self, cell, index: int, crop, masks) -> list[Turn]:
         """Turn ``index`` (the tile at ``cell``, read for now) with its follower on each spot
         of its tile that the figure still standing there may be on (:meth:`_turns_for`: two
         when two are about as likely), the spot it was laid on first; just the turn when its
         figure is gone. ``masks``: the figures on the scorer ``crop`` by colour."""
-        game = self.game
-        laid = game.log[index]
-        colour = game.players[game.results[index].player].colour
-        figure = masks[colour] if laid.meeple else None
-        if figure is None or not figure.any():
+        laid = self.game.log[index]
+        standing = self._figure_standing(index, crop, masks)
+        if standing is None:
             return [laid]
-        foot = self.scorer.figure_core(crop, colour, figure)
-        before = game.replayed(list(game.log[:index]))
-        tile = game.tileset[laid.tile]
+        foot, before = standing
+        tile = self.game.tileset[laid.tile]
         spots = self._turns_for(tile, laid.rotation, cell, foot, game=before)
         others = [replace(laid, meeple=t.meeple) for t in spots if t.meeple != laid.meeple]
         return [laid, *others]
@@ -171,9 +167,10 @@ class Doubts:
     def _learn_laid(self, board: Board, cell, laid: Turn, lead: float, crop, masks) -> None:
         """The reading taken for now at ``cell`` is sure now (``lead`` over the runner-up):
         learned from its scorer ``crop`` on ``board`` as a committed turn would have been, the
-        figures on it (``masks``, by colour) kept out of the tile's terms; but for a reading an earlier repair put there (the rules chose
-        it, so its look is no sample of the type: snowy game 07016 learned an R as a Q, and the
-        reading over at the end no longer told them apart)."""
+        figures on it (``masks``, by colour) kept out of the tile's terms; but for a reading an
+        earlier repair put there (the rules chose it, so its look is no sample of the type:
+        snowy game 07016 learned an R as a Q, and the reading over at the end no longer told
+        them apart)."""
         self.certainty[cell] = lead
         if cell in self.repaired:
             return
@@ -193,3 +190,10 @@ class Doubts:
             log.exception("tracker: reading the doubtful turns again at the end failed")
         self.doubtful.clear()
         return []
+
+
+def _scored(spots: list[Turn], score: float) -> list[tuple[Turn, float]]:
+    """A reading's turns with the figure on each of its ``spots`` (likeliest first) as a
+    question's options: the reading's ``score``, a hair less for each later spot (as
+    :meth:`~.reading.TileReading._ranked` ranks them)."""
+    return [(turn, score - 1e-3 * j) for j, turn in enumerate(spots)]

@@ -315,15 +315,11 @@ class Repairs:
         game = self.game
         laid = game.log[index]
         events = list(game.log)
-        colour = game.players[game.results[index].player].colour
-        figure = masks[colour] if laid.meeple else None
-        before = foot = None
-        if figure is not None and figure.any():
-            foot = self.scorer.figure_core(crop, colour, figure)
-            before = game.replayed(events[:index])
+        standing = self._figure_standing(index, crop, masks)
         for other, rotation in readings:
             turn = replace(laid, tile=other.id, rotation=rotation)
-            if before is not None:
+            if standing is not None:
+                foot, before = standing
                 spots = self._turns_for(other, rotation, cell, foot, game=before)
                 turn = replace(turn, meeple=spots[0].meeple)
             events[index] = turn
@@ -332,6 +328,20 @@ class Repairs:
             except IllegalTurn:
                 continue
             yield turn, amended
+
+    def _figure_standing(self, index: int, crop, masks) -> tuple[np.ndarray, Game] | None:
+        """Where the follower laid with turn ``index`` still stands on the scorer ``crop`` of
+        its tile (its clear core; ``masks``: the figures on ``crop`` by colour), and the game
+        before that turn, to lay it again on a spot of another reading; None when the turn laid
+        none, or its figure is gone (scored)."""
+        game = self.game
+        laid = game.log[index]
+        colour = game.players[game.results[index].player].colour
+        figure = masks[colour] if laid.meeple else None
+        if figure is None or not figure.any():
+            return None
+        foot = self.scorer.figure_core(crop, colour, figure)
+        return foot, game.replayed(list(game.log[:index]))
 
     def _repair_follower(
         self, board: Board, crop: np.ndarray, colour: str, figure: np.ndarray, weakest
