@@ -50,9 +50,9 @@ from meeplecam.vision.live.twins import (
     choose_lightness,
     drawn_twins,
     has_pennant,
-    laid_layout,
     north_up,
     pennant_pair,
+    shield_twins,
 )
 from meeplecam.vision.model import AppearanceModel, centred, lab_image, plane_share
 
@@ -240,11 +240,6 @@ def _city_inside(city: np.ndarray) -> np.ndarray:
     inner = cv2.erode(city.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
     inner[[0, -1]] = inner[:, [0, -1]] = False
     return inner
-
-
-def _pennant_twins(a: tuple[TileType, int], b: tuple[TileType, int]) -> bool:
-    """Whether two (tile, rotation) options lie alike but for a shield (O and P)."""
-    return has_pennant(a[0]) != has_pennant(b[0]) and laid_layout(*a) == laid_layout(*b)
 
 
 def lab_bins(crop: np.ndarray) -> np.ndarray:
@@ -735,7 +730,7 @@ class TerrainScorer:
             differ &= ~ignore
         seen = int(differ.sum())
         if self.reference is None:
-            if self.config.pennant_weight and _pennant_twins(a, b):
+            if self.config.pennant_weight and shield_twins(a, b):
                 # the pennant tests look for the shield on the whole city they can see, but
                 # not under a figure where the table has shown that this art draws it
                 if self._shield_seen(a, ignore) is False:

@@ -10,6 +10,17 @@ follower that stood between two of the tile's spots waits with it: once the tile
 players are asked where it stands if the view still leaves that open (a figure does not move, so
 a sure tile's spot in doubt is asked at once).
 
+A doubt between pennant twins alone (the shield's spot in sight, every other reading far
+behind) is not asked after ``defer_turns``: it waits for the game's end, where the reading over
+sees every tile of the pair side by side and tells the shields apart by the spot the shielded
+ones share (``Review._shields_again``; ``bench/shields.py``: the true split scores highest in
+all 210 pairs of 50 games), which no one tile compared with the few pictures learned by then
+can. Of the 40 questions of the 20 snowy games with no profile at stop 48, 11 were such doubts,
+asked twelve turns on; at the end 10 of them were right after the reading over (the other lay
+in a ring with a tile misread as a third type). A twin doubt a figure hides (the tiles differ
+in fewer than ``min_evidence_px`` pixels in sight) is asked as before: side by side, that tile
+shows nothing either.
+
 Of the 30 questions of seven snowy games with no profile (stop 46's code), 20 were such doubts;
 read again six turns later, 8 of them had a clear best reading, every one right; the rest
 (pennant twins whose shield a figure hides, mostly) are still asked. With no profile the 20
@@ -32,6 +43,7 @@ from meeplecam.engine import Turn
 from .observations import Amend, Observation, Question
 from .reading import SPOT_DOUBT
 from .rectify import Board
+from .twins import shield_twins
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +55,9 @@ class Doubt:
 
     doubts: tuple[str, ...]
     since: int
+    # between pennant twins alone, the shield's spot in sight: waits for the game's end, when
+    # the reading over tells the pair apart side by side
+    twins: bool = False
 
 
 class Doubts:
@@ -91,9 +106,10 @@ class Doubts:
             if (tile.id, r) != (laid.tile, laid.rotation)
         ]
         current = (game.tileset[laid.tile], laid.rotation)
-        if not readings:
+        if not readings or (final and doubt.twins):
             # the neighbours laid since allow nothing else: no question, but no sample either
-            # (they were read against it; read again at the end, 3 of 20 such were wrong)
+            # (they were read against it; read again at the end, 3 of 20 such were wrong);
+            # twins waiting for the end are the reading over's (Review._shields_again)
             if SPOT_DOUBT not in doubt.doubts:
                 return True, None
             scores, crop, masks = self._score_copy(board, cell, laid, [])
@@ -120,6 +136,11 @@ class Doubts:
                 return True, Amend(index, turn, self._crop_picture(board, cell))
         if not final and waited < cfg.defer_turns:
             return False, None
+        if not final and self._twins_in_sight(options, order, scores, visible):
+            # most of the pair's copies are still in the bag: at the game's end they all lie
+            # side by side, where the reading over tells the shields apart (see the module)
+            self.doubtful[cell] = replace(doubt, twins=True)
+            return False, None
         # the reading in the game first (it was read with the bag as a prior, and nothing
         # since has clearly overturned it), then the others the rules allow, likeliest first
         # (with the figure on each spot it may stand on, when that was in doubt too)
@@ -136,6 +157,16 @@ class Doubts:
             return True, None
         text = f"Still not sure about the tile at {cell} (turn {index + 1})"
         return True, Question(asked, self._crop_picture(board, cell), text, doubt.doubts, index)
+
+    def _twins_in_sight(self, options, order, scores, visible: int) -> bool:
+        """Whether a reading's doubt lies between it and its pennant twin alone (every other
+        reading ``defer_margin`` behind both) while the tiles differ in ``visible`` pixels
+        the camera sees: no figure stands over the shield's spot."""
+        first, second = (options[i] for i in order[:2])
+        if 0 not in order[:2] or not shield_twins(first, second):
+            return False
+        behind = len(order) < 3 or scores[order[1]] - scores[order[2]] >= self.config.defer_margin
+        return behind and visible >= self.config.min_evidence_px
 
     def _spot_question(self, board: Board, cell, index: int, crop, masks, score: float):
         """The tile read for now at ``cell`` (turn ``index``, scored ``score``) is sure now, but

@@ -27,7 +27,7 @@ from meeplecam.vision.solve import Option, solve_board
 from .appearance import CITY, PENNANT, TerrainScorer, trimmed_map
 from .rectify import Board
 from .seeing import neighbours
-from .twins import has_pennant, laid_layout, pennant_pair, shield_margin, shield_view
+from .twins import has_pennant, laid_layout, shield_margin, shield_view, twins_of
 
 log = logging.getLogger(__name__)
 
@@ -851,17 +851,7 @@ class Review:
 
     @cached_property
     def _twin_of(self) -> dict[str, str]:
-        """Each pennant twin's pair's other type (pairs of one type with a shield and one
-        without; the tileset's other types are not in it)."""
-        pairs: dict[tuple, list] = {}
-        for tile in self.game.tileset.types.values():
-            pairs.setdefault(pennant_pair(tile), []).append(tile)
-        return {
-            a.id: b.id
-            for two in pairs.values()
-            if len(two) == 2 and has_pennant(two[0]) != has_pennant(two[1])
-            for a, b in (two, two[::-1])
-        }
+        return twins_of(self.game.tileset)
 
     def _twins_alike(self, looks: Looks) -> Looks:
         """``looks`` with each pennant twin scored as the better of its pair at each rotation."""

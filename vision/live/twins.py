@@ -75,6 +75,11 @@ def laid_layout(tile: TileType, rotation: int) -> tuple:
     return turned.sides, tuple(segments)
 
 
+def shield_twins(a: tuple[TileType, int], b: tuple[TileType, int]) -> bool:
+    """Whether two (tile, rotation) options lie alike but for a shield (O and P)."""
+    return has_pennant(a[0]) != has_pennant(b[0]) and laid_layout(*a) == laid_layout(*b)
+
+
 def drawn_twins(options) -> dict[tuple[str, int], tuple[tuple[TileType, int], ...]]:
     """Each (tile, rotation) option's twins among the options ((id, rotation) -> the twin
     options): they lie alike (:func:`laid_layout`), told apart only by a shield or an icon (M
@@ -152,6 +157,20 @@ def pennant_pair(tile: TileType) -> tuple:
     """What pennant twins share: the layout, and an icon or none (a Gingerbread Man tile and the
     plain type drawn like it are twins too, but not of a shield)."""
     return layout(tile), tile.is_gingerbread
+
+
+def twins_of(tileset) -> dict[str, str]:
+    """Each pennant twin's pair's other type, by id (pairs of one type with a shield and one
+    without; the tileset's other types are not in it)."""
+    pairs: dict[tuple, list] = {}
+    for tile in tileset.types.values():
+        pairs.setdefault(pennant_pair(tile), []).append(tile)
+    return {
+        a.id: b.id
+        for two in pairs.values()
+        if len(two) == 2 and has_pennant(two[0]) != has_pennant(two[1])
+        for a, b in (two, two[::-1])
+    }
 
 
 class TwinPictures:

@@ -178,3 +178,58 @@ def test_a_sure_tile_with_its_follower_between_two_spots_is_asked_at_once(drawn_
     seen = _played(tracker, drawn_frames)
     at_once = [obs for obs in seen if isinstance(obs, Question) and obs.turn is None]
     assert any(obs.doubts == ("the follower's spot",) for obs in at_once)
+
+
+def _twin_close(tracker, monkeypatch, tile_id: str, twin_id: str, rotation: int) -> None:
+    """Wherever ``tile_id`` turned ``rotation`` is scored, its pennant twin ``twin_id`` looks
+    just as much like the picture and everything else far less: the picture can never tell
+    the two apart."""
+    real = tracker.scorer.score
+    tileset = tracker.game.tileset
+    tile, twin = (tileset[tile_id], rotation), (tileset[twin_id], rotation)
+
+    def score(crop, scored, *args, **kwargs):
+        scores = list(real(crop, scored, *args, **kwargs))
+        if tile in scored and twin in scored:
+            level = scores[scored.index(tile)]
+            scores = [level - 1.0] * len(scores)
+            scores[scored.index(tile)], scores[scored.index(twin)] = level, level - 0.001
+        return scores
+
+    monkeypatch.setattr(tracker.scorer, "score", score)
+
+
+def test_pennant_twins_in_sight_wait_for_the_game_s_end_to_be_told_apart(
+    drawn_game, drawn_frames, monkeypatch
+):
+    # the first tile, an S, looks just like its twin T, the shield's spot in sight: not asked
+    # two turns on, nor when the game ends (its pair's tiles are then read side by side)
+    first = drawn_game.game.log[0]
+    assert first.tile == "S"
+    config = TrackerConfig(defer_turns=2)
+    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
+    _twin_close(tracker, monkeypatch, "S", "T", first.rotation)
+    monkeypatch.setattr(tracker, "_visible_difference", lambda *args: 50)
+    seen = _played(tracker, drawn_frames)
+    opened = seen[0]
+    assert isinstance(opened, Commit) and not opened.sure
+    assert opened.turn.tile in ("S", "T")
+    assert tracker.doubtful[first.cell].twins
+    seen += tracker.settle_doubts()
+    assert not any(isinstance(obs, Question) and obs.turn == 0 for obs in seen)
+    assert not tracker.doubtful
+
+
+def test_pennant_twins_whose_shield_a_figure_hides_are_asked_about_as_other_doubts(
+    drawn_game, drawn_frames, monkeypatch
+):
+    first = drawn_game.game.log[0]
+    config = TrackerConfig(defer_turns=2)
+    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
+    _twin_close(tracker, monkeypatch, "S", "T", first.rotation)
+    monkeypatch.setattr(tracker, "_visible_difference", lambda *args: 0)
+    seen = _played(tracker, drawn_frames)
+    asked = [obs for obs in seen if isinstance(obs, Question) and obs.turn == 0]
+    assert asked
+    assert {t.tile for t in asked[0].turns[:2]} == {"S", "T"}
+    assert sum(isinstance(o, Commit) for o in seen[: seen.index(asked[0])]) >= 3
