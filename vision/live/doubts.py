@@ -10,22 +10,20 @@ follower that stood between two of the tile's spots waits with it: once the tile
 players are asked where it stands if the view still leaves that open (a figure does not move, so
 a sure tile's spot in doubt is asked at once).
 
-A doubt between pennant twins alone (the shield's spot in sight, every other reading far
-behind) is not asked after ``defer_turns``: it waits for the game's end, where the reading over
-sees every tile of the pair side by side and tells the shields apart by the spot the shielded
-ones share (``Review._shields_again``; ``bench/shields.py``: the true split scores highest in
-all 210 pairs of 50 games), which no one tile compared with the few pictures learned by then
-can. Of the 40 questions of the 20 snowy games with no profile at stop 48, 11 were such doubts,
-asked twelve turns on; at the end 10 of them were right after the reading over (the other lay
-in a ring with a tile misread as a third type). A twin doubt a figure hides (the tiles differ
-in fewer than ``min_evidence_px`` pixels in sight) is asked as before: side by side, that tile
-shows nothing either.
-
 Of the 30 questions of seven snowy games with no profile (stop 46's code), 20 were such doubts;
 read again six turns later, 8 of them had a clear best reading, every one right; the rest
 (pennant twins whose shield a figure hides, mostly) are still asked. With no profile the 20
 snowy games asked 44 questions instead of 78, the 20 Winter-scans games 120 instead of 164,
 with the same turns right (docs/numbers.md, stop 47).
+
+A doubt between pennant twins alone (the shield's spot in sight, every other reading far
+behind) is not asked after ``defer_turns``: it waits for the game's end, where the reading over
+sees every tile of the pair side by side and tells the shields apart by the spot the shielded
+ones share (``Review._shields_again``; ``bench/shields.py``: the true split scores highest in
+all 210 pairs of 50 games), which no one tile compared with the few pictures learned by then
+can. A twin doubt a figure hides (the tiles differ in fewer than ``min_evidence_px`` pixels in
+sight) is asked as before: side by side, that tile shows nothing either. With twins waiting
+for the end, the 20 snowy games asked 36 questions instead of 40, the same turns right (stop 49).
 
 One concern of :class:`~.tracker.Tracker` (see :mod:`.figures`): the methods read the tracker's
 ``game``, ``scorer``, ``config`` and ``readings`` and keep ``doubtful``.

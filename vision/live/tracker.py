@@ -23,7 +23,8 @@ anything else is logged and the state is kept, never a crash):
   (the game log grew) the tracker learns from it and goes back to WATCHING. A commit whose
   picture alone was in doubt is taken for now: nothing is learned from it until it is read
   again, after each later turn, clearly (it is then learned from, or amended), and it becomes
-  a question about that turn once it has waited ``defer_turns`` turns (its follower, if it
+  a question about that turn once it has waited ``defer_turns`` turns (a doubt between
+  pennant twins whose shield is in sight waits for the game's end instead; its follower, if it
   stood between two spots, is asked about once the tile is sure). A question left
   open while the table settles with the next tile laid -> its best option, taken for now
   (:class:`PlayedOn`; nothing learned from it), and the next tile is read once it is applied.
