@@ -139,6 +139,9 @@ class GameSession:
         self.drawn_tile: str | None = None
         self.drawn_spot: tuple[int, int] | None = None  # where the camera reads the drawn tile
         self.read_over: ReadOver | None = None
+        # turns the camera took for now (0-based -> why): marked on the page until it keeps
+        # them, or they are corrected
+        self.for_now: dict[int, tuple[str, ...]] = {}
         self.version = 0
         self.committed = clock()
         self.fragments: Callable[[dict], dict] | None = None  # set by the app: state -> HTML parts
@@ -228,6 +231,20 @@ class GameSession:
             self._changed(save=False)
             return question.id
 
+    def taken_for_now(self, index: int, doubts: Sequence[str]) -> None:
+        """Turn ``index`` (0-based) is in the game as the camera read it for now (``doubts``:
+        why it is not sure yet): the page marks it until :meth:`kept` or a correction."""
+        with self.lock:
+            if 0 <= index < len(self.game.log):
+                self.for_now[index] = tuple(doubts)
+                self._changed(save=False)
+
+    def kept(self, index: int) -> None:
+        """The camera is sure of turn ``index`` (or leaves it to the reading over): unmarked."""
+        with self.lock:
+            if self.for_now.pop(index, None) is not None:
+                self._changed(save=False)
+
     def play_on(self, event: Event) -> None:
         """The players laid the next tile with the camera's question still open: ``event``
         (its best option) is applied for now, and the question stays open as a correction of
@@ -308,6 +325,7 @@ class GameSession:
             raise SessionError(f"turn {question.turn + 1} was undone: dismiss the question")
         if event != self.game.log[question.turn]:
             self.correct(question.turn, event)  # IllegalTurn leaves the question open
+        self.for_now.pop(question.turn, None)  # the players' word
         del self.questions[question.id]
         self._changed(save=False)
 
@@ -319,6 +337,7 @@ class GameSession:
                 del self.questions[question.id]
             elif question.turn is not None and question.turn > index:
                 question.turn -= 1
+        self.for_now = {i - (i > index): why for i, why in self.for_now.items() if i != index}
 
     def take_read_over(self, read_over_id: int) -> None:
         """Correct the game as the camera read it over (one history entry per turn it changes,
@@ -327,6 +346,7 @@ class GameSession:
             proposal = self._open_read_over(read_over_id)
             was = {c.index: event_to_dict(self.game, c.was) for c in proposal.changes if c.was}
             self.game.rewrite(proposal.log)
+            self.for_now.clear()
             for change in proposal.changes:
                 if change.was is None:
                     self._history("put in", change.index + 1, change.turn)
@@ -359,6 +379,7 @@ class GameSession:
             old = self.game.log[index]
             was = event_to_dict(self.game, old)
             self.game.replace(index, event)
+            self.for_now.pop(index, None)
             if event is None:
                 self._turn_removed(index)
             self._history("deleted" if event is None else "corrected", index + 1, old, was)
@@ -453,6 +474,7 @@ class GameSession:
                         "text": describe(game, event),
                         "record": event_to_dict(game, event),
                         "points": sum(s.points for s in result.scores),
+                        "for_now": list(self.for_now.get(i, ())),
                     }
                 )
             return {
@@ -568,6 +590,7 @@ class GameSession:
         self.game = game
         self.history = list(history)
         self.questions.clear()
+        self.for_now.clear()
         self.drawn_tile = None
         self.read_over = None
         self.phase = Phase.FINISHED if game.is_over else Phase.PLAYING

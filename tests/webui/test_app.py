@@ -203,6 +203,74 @@ def test_the_camera_asks_about_a_turn_it_read_for_now_and_the_answer_corrects_it
     assert not session.questions
 
 
+def _marked(host) -> list[int]:
+    """The turns the page marks as not sure yet (1-based, newest first)."""
+    import re
+
+    page = host.get("/").data.decode()
+    return [
+        int(n)
+        for n, body in re.findall(r'<li data-turn="(\d+)"(.*?)</li>', page, re.S)
+        if "not sure yet" in body
+    ]
+
+
+def test_a_turn_the_camera_took_for_now_is_marked_until_it_is_sure(host, session):
+    """The camera put its best reading of turn 1 in the game for now: the turn list says so
+    (with why, on hover) while later turns are laid, until the camera keeps it."""
+    session.commit(_first_turn(session))
+    session.taken_for_now(0, ("the runner-up is close (0.004)",))
+    play(session, 3)
+    assert _marked(host) == [1]
+    assert "the runner-up is close" in host.get("/").data.decode()
+    session.kept(0)
+    assert _marked(host) == []
+
+
+def test_a_turn_taken_for_now_loses_its_mark_when_corrected_or_undone(host, session):
+    right = _first_turn(session)
+    wrong = Turn("U", right.x, right.y, (right.rotation + 180) % 360)
+    session.commit(wrong)
+    session.taken_for_now(0, ("the runner-up is close",))
+    play(session, 3)
+    session.taken_for_now(2, ("the two best differ in 3 px",))
+    assert _marked(host) == [3, 1]
+    session.correct(0, right)  # the players' word
+    assert _marked(host) == [3]
+    session.undo()
+    play(session, 3)  # the turn laid again is read anew
+    assert _marked(host) == []
+
+
+def test_the_mark_follows_its_turn_when_an_earlier_turn_is_deleted(host, session):
+    from meeplecam.engine import IllegalTurn
+
+    play(session, 12)
+    log = session.game.log
+
+    def deletable(i: int) -> bool:
+        try:
+            session.game.replayed(log[:i] + log[i + 1 :])
+        except IllegalTurn:
+            return False
+        return True
+
+    gone = next(i for i in range(len(log) - 1) if deletable(i))
+    session.taken_for_now(len(log) - 1, ("the runner-up is close",))
+    session.correct(gone, None)
+    assert _marked(host) == [len(session.game.log)]  # still the last turn, one earlier now
+
+
+def test_answering_the_camera_about_a_turn_taken_for_now_takes_its_mark_off(host, session):
+    right = _first_turn(session)
+    session.commit(right)
+    session.taken_for_now(0, ("the runner-up is close",))
+    play(session, 1)
+    qid = session.ask([right], None, "Still not sure about the tile (turn 1)", turn=0)
+    host.post(f"/api/questions/{qid}/answer", data={"option": "0"})
+    assert _marked(host) == []
+
+
 def test_a_question_about_a_turn_taken_back_goes_with_it(session):
     right = _first_turn(session)
     session.ask([right], None)

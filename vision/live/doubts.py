@@ -38,7 +38,7 @@ import numpy as np
 
 from meeplecam.engine import Turn
 
-from .observations import Amend, Observation, Question
+from .observations import Amend, Kept, Observation, Question
 from .reading import SPOT_DOUBT
 from .rectify import Board
 from .twins import shield_twins
@@ -84,6 +84,8 @@ class Doubts:
                 del self.doubtful[cell]
             if observation is not None:
                 out.append(observation)
+            elif settled:
+                out.append(Kept(index))
         return out
 
     def _read_again_for_now(

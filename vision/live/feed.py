@@ -4,8 +4,9 @@
 ``stop()``, ``frame()``) and pushes into a sink with ``commit(event)``, ``ask(options, crop,
 text)``, ``warn(text, image)``, ``correct(index, turn)``, ``drawn(tile)`` and ``play_on(turn)``
 (the open question's best option, taken while the players played on), and tells it
-where the drawn-tile spot is (``watch_spot(cell)``, when it has one; ``webui.session.
-GameSession``). Capture stays separate from analysis: the source's own thread only captures;
+where the drawn-tile spot is (``watch_spot(cell)``) and which turns are only taken for now
+(``taken_for_now(index, doubts)``, until ``kept(index)`` or a correction), when it has those
+(``webui.session.GameSession``). Capture stays separate from analysis: the source's own thread only captures;
 this feed's thread analyses the newest frame.
 
 At camera rate the table counts as settled after ``settle_s`` seconds of stillness
@@ -30,7 +31,7 @@ from meeplecam.engine import IllegalTurn
 
 from .heap import release_freed_memory, steady_heap
 from .motion import SETTLE_S
-from .observations import Amend, Commit, Drawn, PlayedOn, Question, Warning
+from .observations import Amend, Commit, Drawn, Kept, PlayedOn, Question, Warning
 from .tracker import Tracker, TrackerConfig
 
 log = logging.getLogger(__name__)
@@ -218,6 +219,9 @@ class LiveFeed:
         try:
             if isinstance(obs, Commit):
                 self.sink.commit(obs.turn)
+                for_now = getattr(self.sink, "taken_for_now", None)
+                if obs.doubts and for_now is not None:  # the page marks it until it is sure
+                    for_now(len(self.sink.game.log) - 1, obs.doubts)
             elif isinstance(obs, Question):
                 self.sink.ask(obs.turns, obs.crop, obs.text, turn=obs.turn)
             elif isinstance(obs, Warning):
@@ -228,6 +232,8 @@ class LiveFeed:
                 self.sink.drawn(obs.tile)
             elif isinstance(obs, PlayedOn):  # the question stays open, about that turn now
                 self.sink.play_on(obs.turn)
+            elif isinstance(obs, Kept) and getattr(self.sink, "kept", None) is not None:
+                self.sink.kept(obs.index)
         except IllegalTurn as exc:  # the engine decides: a refused reading becomes a warning
             self.sink.warn(
                 f"the rules refuse what the camera read: {exc}", getattr(obs, "crop", None)

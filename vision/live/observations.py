@@ -13,6 +13,9 @@ A consumer (``meeplecam replay``, the web session) receives these from :meth:`Tr
   replaces turn ``index`` of the log with ``turn`` (the same tile, with the follower).
 - :class:`Drawn`: the tile the player put on the drawn-tile spot, for the hints (the game does
   not change).
+- :class:`Kept`: a turn taken for now (a :class:`Commit` with ``doubts``) stays as read: the
+  tracker will neither amend it nor ask about it (the picture came to prefer it, the rules allow
+  nothing else, or the reading over at the game's end decides it). Nothing changes in the game.
 - :class:`PlayedOn`: the players laid another tile with a question still open; the consumer
   applies ``turn`` (the question's best option) for now, and keeps the question open as a
   correction of that turn.
@@ -109,13 +112,22 @@ class PlayedOn:
     turn: Turn
 
 
+@dataclass(frozen=True)
+class Kept:
+    """Turn ``index`` (0-based, in the game's log), taken for now, stays as read: the page
+    stops marking it as not sure yet."""
+
+    index: int
+
+
 TableWarning = Warning
-Observation = Commit | Question | Warning | Amend | Drawn | PlayedOn
+Observation = Commit | Question | Warning | Amend | Drawn | PlayedOn | Kept
 
 __all__ = [
     "Amend",
     "Commit",
     "Drawn",
+    "Kept",
     "Observation",
     "PlayedOn",
     "Question",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from meeplecam.vision.live.observations import Amend, Commit, Question, Warning
+from meeplecam.vision.live.observations import Amend, Commit, Kept, Question, Warning
 
 
 def watched(tracker, frames) -> list[str]:
@@ -21,6 +21,8 @@ def apply(game, obs, warnings: list[str] | None = None) -> None:
     if isinstance(obs, Warning):
         if warnings is not None:
             warnings.append(obs.text)
+    elif isinstance(obs, Kept):
+        return  # the game stays as it is
     elif isinstance(obs, Amend):
         game.replace(obs.index, obs.turn)
     elif isinstance(obs, Question) and obs.turn is not None:

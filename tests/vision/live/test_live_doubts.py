@@ -7,7 +7,7 @@ import numpy as np
 from playing import apply
 
 from meeplecam.engine import Game, Turn
-from meeplecam.vision.live.observations import Amend, Commit, Question
+from meeplecam.vision.live.observations import Amend, Commit, Kept, Question
 from meeplecam.vision.live.rectify import Rectifier
 from meeplecam.vision.live.replay import compare, replay
 from meeplecam.vision.live.tracker import Tracker, TrackerConfig
@@ -52,6 +52,28 @@ def test_a_doubt_the_table_settles_later_asks_nothing(drawn_game, drawn_frames):
         any(not why.startswith(picture) for why in doubts) for doubts in result.doubts.values()
     ), result.doubts
     assert result.questions == len(result.doubts) < total // 4
+
+
+def test_a_reading_taken_for_now_that_the_table_settles_is_said_to_be_kept(
+    drawn_game, drawn_frames
+):
+    # the page marks a reading taken for now until the tracker says it keeps it
+    config = TrackerConfig(margin=100.0)
+    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
+    seen = _played(tracker, drawn_frames)
+    seen += tracker.settle_doubts()
+    for_now, index = set(), 0
+    for obs in seen:
+        if isinstance(obs, Commit):
+            if obs.doubts:
+                for_now.add(index)
+            index += 1
+    kept = [obs.index for obs in seen if isinstance(obs, Kept)]
+    assert kept and set(kept) <= for_now and len(set(kept)) == len(kept)
+    changed = {obs.index for obs in seen if isinstance(obs, Amend)}
+    changed |= {obs.turn for obs in seen if isinstance(obs, Question) and obs.turn is not None}
+    assert for_now == set(kept) | changed  # every one is kept, amended or asked about
+    assert not tracker.doubtful
 
 
 def test_a_doubt_that_stays_is_asked_about_naming_its_turn(drawn_game, drawn_frames):

@@ -14,7 +14,7 @@ from playing import apply, watched
 from meeplecam.engine import ROTATIONS, Discard, Game, IllegalTurn, Player, Turn, find_tileset
 from meeplecam.engine import hints as engine_hints
 from meeplecam.engine.tiles import NEIGHBOUR_OFFSETS
-from meeplecam.vision.live.observations import Amend, Commit, PlayedOn, Question, Warning
+from meeplecam.vision.live.observations import Amend, Commit, Kept, PlayedOn, Question, Warning
 from meeplecam.vision.live.rectify import Rectifier, Refit
 from meeplecam.vision.live.replay import compare, replay
 from meeplecam.vision.live.tracker import TRANSITIONS, State, Tracker, TrackerConfig
@@ -903,6 +903,8 @@ def _play_with_phantom(drawn_game, drawn_frames, people_answer: bool):
                 game.replace(obs.index, obs.turn)
             elif isinstance(obs, Warning):
                 warnings.append(obs.text)
+            elif isinstance(obs, Kept):
+                continue  # a turn read for now stays as it is
             elif isinstance(obs, Question) and obs.turn is not None:
                 apply(game, obs)  # an earlier turn, read for now
             else:
