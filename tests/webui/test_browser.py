@@ -325,3 +325,35 @@ def test_the_host_takes_the_game_read_over_with_a_tap(browser, tmp_path):
         _assert_scores_match_final(driver, server)
     finally:
         server.stop()
+
+
+def test_a_turn_taken_for_now_is_marked_on_the_phone_until_the_camera_keeps_it(browser, tmp_path):
+    """The camera takes a reading for now: the phone's turn list marks it, live, and takes
+    the mark off once the camera is sure of it."""
+    from selenium.webdriver.common.by import By
+    from webui_support import LiveServer, play
+
+    server = LiveServer(tmp_path / "for-now.json", interval=60, question_chance=0.0, seed=4)
+    session = server.session
+    play(session, 6, seed=21)
+    server.start(feed=False)
+    driver = browser
+
+    def marks(d):
+        return d.find_elements(By.CSS_SELECTOR, "#turns .for-now")
+
+    try:
+        _open_as_host(driver, server)
+        driver.find_element(By.CSS_SELECTOR, 'nav a[data-tab="turns"]').click()
+        assert not marks(driver)
+        session.taken_for_now(4, ("the runner-up is close (0.004)",))  # by the live stream
+        mark = _wait(driver, marks, message="no mark")[0]
+        assert mark.text == "not sure yet"
+        assert "the runner-up is close" in mark.get_attribute("title")
+        row = mark.find_element(By.XPATH, "ancestor::li")
+        assert row.get_attribute("data-turn") == "5"
+        _shot(driver, "taken-for-now")
+        session.kept(4)
+        _wait(driver, lambda d: not marks(d), message="the mark stayed")
+    finally:
+        server.stop()
