@@ -5,8 +5,8 @@ Steps (``ARCHITECTURE.md``): a frame **source** (``sources``) -> **rectify** to 
 ``seeing``; the state machine in ``tracker``) -> **decode** the new tile with the rules (``reading``,
 scoring options with ``appearance``; the figures and their spots in ``figures``) -> **doubts**
 (what the table rules out, or an earlier turn to read again: ``repairs``) -> **observations**
-(``observations``: Commit, Question, Warning, Amend, Kept, ...) that the consumer applies to the game
-(``replay`` for ``meeplecam replay``, ``feed.LiveFeed`` for the web app).
+(``observations``: Commit, Question, Warning, Amend, Kept, ...) that the consumer applies to the
+game (``replay`` for ``meeplecam replay``, ``feed.LiveFeed`` for the web app).
 
     tracker = Tracker(game, rectifier)
     for frame in open_source("0"):

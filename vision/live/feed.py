@@ -6,8 +6,8 @@ text)``, ``warn(text, image)``, ``correct(index, turn)``, ``drawn(tile)`` and ``
 (the open question's best option, taken while the players played on), and tells it
 where the drawn-tile spot is (``watch_spot(cell)``) and which turns are only taken for now
 (``taken_for_now(index, doubts)``, until ``kept(index)`` or a correction), when it has those
-(``webui.session.GameSession``). Capture stays separate from analysis: the source's own thread only captures;
-this feed's thread analyses the newest frame.
+(``webui.session.GameSession``). Capture stays separate from analysis: the source's own
+thread only captures; this feed's thread analyses the newest frame.
 
 At camera rate the table counts as settled after ``settle_s`` seconds of stillness
 (``motion.SETTLE_S``, 0.8 s: a hand may hold a tile still above the board for a moment; replay
