@@ -65,8 +65,8 @@ class Doubts:
         """Each reading taken for now read again on the settled view ``board``: kept and
         learned from once the picture clearly prefers it, amended once it clearly prefers
         another reading the rules allow there, asked about once it has waited ``defer_turns``
-        turns (or at once with ``final``: the game is over). Returns the amends and questions,
-        and forgets every doubt they settle."""
+        turns (or at once with ``final``: the game is over). Returns the amends, the questions
+        and a :class:`Kept` for each reading kept as it is, and forgets every doubt settled."""
         out: list[Observation] = []
         for cell, doubt in list(self.doubtful.items()):
             index = self._turn_index(cell)
@@ -110,10 +110,7 @@ class Doubts:
             # the neighbours laid since allow nothing else: no question, but no sample either
             # (they were read against it; read again at the end, 3 of 20 such were wrong);
             # twins waiting for the end are the reading over's (Review._shields_again)
-            if SPOT_DOUBT not in doubt.doubts:
-                return True, None
-            scores, crop, masks = self._score_copy(board, cell, laid, [])
-            return True, self._spot_question(board, cell, index, crop, masks, float(scores[0]))
+            return True, self._spot_question(board, cell, index, doubt)
         scores, crop, masks = self._score_copy(board, cell, laid, readings)
         options = [current, *readings]
         order = [int(i) for i in np.argsort(scores)[::-1]]
@@ -125,9 +122,8 @@ class Doubts:
         if clear and order[0] == 0:
             log.info("tracker: turn %d, read for now, is %s", index + 1, laid.describe())
             self._learn_laid(board, cell, laid, lead, crop, masks)
-            if SPOT_DOUBT not in doubt.doubts:
-                return True, None
-            return True, self._spot_question(board, cell, index, crop, masks, float(scores[0]))
+            scored = (float(scores[0]), crop, masks)
+            return True, self._spot_question(board, cell, index, doubt, scored)
         if clear and cell not in self.repaired:  # a repair's reading is the table's: kept
             for turn, _ in self._readings_laid(cell, index, crop, masks, [options[order[0]]]):
                 log.info("tracker: turn %d, read for now, read again as %s", index + 1, turn)
@@ -168,11 +164,18 @@ class Doubts:
         behind = len(order) < 3 or scores[order[1]] - scores[order[2]] >= self.config.defer_margin
         return behind and visible >= self.config.min_evidence_px
 
-    def _spot_question(self, board: Board, cell, index: int, crop, masks, score: float):
-        """The tile read for now at ``cell`` (turn ``index``, scored ``score``) is sure now, but
-        its follower stood between two spots when it was laid: a :class:`Question` about that
-        turn with the figure on each (the spot in the game first), or None when the figure is
-        gone (scored) or its spot is clear on this view."""
+    def _spot_question(self, board: Board, cell, index: int, doubt: Doubt, scored=None):
+        """The tile read for now at ``cell`` (turn ``index``) is settled as laid: when its
+        follower stood between two spots as it was laid (``doubt``), a :class:`Question` about
+        that turn with the figure on each (the spot in the game first); None when it did not,
+        the figure is gone (scored) or its spot is clear on this view. ``scored``: (the tile's
+        score, the scorer crop, the figures' masks) of this view, when already worked out."""
+        if SPOT_DOUBT not in doubt.doubts:
+            return None
+        if scored is None:
+            scores, crop, masks = self._score_copy(board, cell, self.game.log[index], [])
+            scored = (float(scores[0]), crop, masks)
+        score, crop, masks = scored
         spots = self._spots_of(cell, index, crop, masks)
         if len(spots) < 2:
             return None
