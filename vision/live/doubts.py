@@ -21,9 +21,12 @@ behind) is not asked after ``defer_turns``: it waits for the game's end, where t
 sees every tile of the pair side by side and tells the shields apart by the spot the shielded
 ones share (``Review._shields_again``; ``bench/shields.py``: the true split scores highest in
 all 210 pairs of 50 games), which no one tile compared with the few pictures learned by then
-can. A twin doubt a figure hides (the tiles differ in fewer than ``min_evidence_px`` pixels in
-sight) is asked as before: side by side, that tile shows nothing either. With twins waiting
-for the end, the 20 snowy games asked 36 questions instead of 40, the same turns right (stop 49).
+can. With twins waiting for the end, the 20 snowy games asked 36 questions instead of 40, the
+same turns right (stop 49). A twin doubt a figure hides (the tiles differ in fewer than
+``min_evidence_px`` pixels in sight) waits too: the figure leaves when its city is scored, and
+from then the shield's spot is in sight as above; one whose figure stands to the end is asked
+then (side by side, that tile shows nothing either). Until its city is scored, a pennant
+changes no score but the one the game would give if it ended now.
 
 One concern of :class:`~.tracker.Tracker` (see :mod:`.figures`): the methods read the tracker's
 ``game``, ``scorer``, ``config`` and ``readings`` and keep ``doubtful``.
@@ -132,10 +135,13 @@ class Doubts:
                 return True, Amend(index, turn, self._crop_picture(board, cell))
         if not final and waited < cfg.defer_turns:
             return False, None
-        if not final and self._twins_in_sight(options, order, scores, visible):
-            # most of the pair's copies are still in the bag: at the game's end they all lie
-            # side by side, where the reading over tells the shields apart (see the module)
-            self.doubtful[cell] = replace(doubt, twins=True)
+        if not final and self._twins_alone(options, order, scores):
+            # in sight: most of the pair's copies are still in the bag, and at the game's end
+            # they all lie side by side, where the reading over tells the shields apart; hidden:
+            # the figure over the shield leaves when its city is scored, and the picture then
+            # tells (see the module)
+            in_sight = visible >= cfg.min_evidence_px
+            self.doubtful[cell] = replace(doubt, twins=in_sight)
             return False, None
         # the reading in the game first (it was read with the bag as a prior, and nothing
         # since has clearly overturned it), then the others the rules allow, likeliest first
@@ -154,15 +160,13 @@ class Doubts:
         text = f"Still not sure about the tile at {cell} (turn {index + 1})"
         return True, Question(asked, self._crop_picture(board, cell), text, doubt.doubts, index)
 
-    def _twins_in_sight(self, options, order, scores, visible: int) -> bool:
-        """Whether a reading's doubt lies between it and its pennant twin alone (every other
-        reading ``defer_margin`` behind both) while the tiles differ in ``visible`` pixels
-        the camera sees: no figure stands over the shield's spot."""
+    def _twins_alone(self, options, order, scores) -> bool:
+        """Whether a reading's doubt lies between it and its pennant twin alone: every other
+        reading ``defer_margin`` behind both."""
         first, second = (options[i] for i in order[:2])
         if 0 not in order[:2] or not shield_twins(first, second):
             return False
-        behind = len(order) < 3 or scores[order[1]] - scores[order[2]] >= self.config.defer_margin
-        return behind and visible >= self.config.min_evidence_px
+        return len(order) < 3 or scores[order[1]] - scores[order[2]] >= self.config.defer_margin
 
     def _spot_question(self, board: Board, cell, index: int, doubt: Doubt, scored=None):
         """The tile read for now at ``cell`` (turn ``index``) is settled as laid: when its

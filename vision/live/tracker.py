@@ -24,7 +24,8 @@ anything else is logged and the state is kept, never a crash):
   picture alone was in doubt is taken for now: nothing is learned from it until it is read
   again, after each later turn, clearly (it is then learned from, or amended), and it becomes
   a question about that turn once it has waited ``defer_turns`` turns (a doubt between
-  pennant twins whose shield is in sight waits for the game's end instead; its follower, if it
+  pennant twins waits for the game's end instead, or for the figure over the shield to leave
+  when its city is scored; its follower, if it
   stood between two spots, is asked about once the tile is sure). A question left
   open while the table settles with the next tile laid -> its best option, taken for now
   (:class:`PlayedOn`; nothing learned from it), and the next tile is read once it is applied.
