@@ -1,6 +1,8 @@
 """Readings taken for now: a tile whose picture alone cannot yet tell its best reading from the
 runner-up (the table has taught the tracker little of its art so far, or a figure hides what
-tells them apart) is not asked about at once. Its best reading goes in the game (a
+tells them apart), or that a tile the rules forbid there fits only a little better
+(``unexplained_for_now``: as often the picture's doubt as an earlier reading's), is not asked
+about at once. Its best reading goes in the game (a
 :class:`~.observations.Commit` with ``doubts``) and is read again after every turn the tracker
 learns from, on the newest view, against the readings its neighbours now allow: once the
 picture tells them apart it is kept (and learned from) or read as the other (an
