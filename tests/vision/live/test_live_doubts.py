@@ -224,18 +224,25 @@ def _twin_close(tracker, monkeypatch, tile_id: str, twin_id: str, rotation: int)
     monkeypatch.setattr(tracker.scorer, "score", score)
 
 
-def test_pennant_twins_in_sight_wait_for_the_game_s_end_to_be_told_apart(
-    drawn_game, drawn_frames, monkeypatch
-):
-    # the first tile, an S, looks just like its twin T, the shield's spot in sight: not asked
-    # two turns on, nor when the game ends (its pair's tiles are then read side by side)
+def _twins_played(drawn_game, drawn_frames, monkeypatch, visible):
+    """The drawn game played with its first tile, an S, looking just like its twin T
+    (:func:`_twin_close`), waiting two turns at most, and the two differing in ``visible(tracker)``
+    pixels the camera sees: (the tracker, the first turn, every observation)."""
     first = drawn_game.game.log[0]
     assert first.tile == "S"
     config = TrackerConfig(defer_turns=2)
     tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
     _twin_close(tracker, monkeypatch, "S", "T", first.rotation)
-    monkeypatch.setattr(tracker, "_visible_difference", lambda *args: 50)
-    seen = _played(tracker, drawn_frames)
+    monkeypatch.setattr(tracker, "_visible_difference", lambda *args: visible(tracker))
+    return tracker, first, _played(tracker, drawn_frames)
+
+
+def test_pennant_twins_in_sight_wait_for_the_game_s_end_to_be_told_apart(
+    drawn_game, drawn_frames, monkeypatch
+):
+    # the shield's spot in sight: not asked two turns on, nor when the game ends (its pair's
+    # tiles are then read side by side)
+    tracker, first, seen = _twins_played(drawn_game, drawn_frames, monkeypatch, lambda t: 50)
     opened = seen[0]
     assert isinstance(opened, Commit) and not opened.sure
     assert opened.turn.tile in ("S", "T")
@@ -250,12 +257,7 @@ def test_pennant_twins_whose_shield_a_figure_hides_wait_for_it_and_are_asked_at_
 ):
     # the figure over the shield may leave when its city is scored: no question during play,
     # one at the end if it never did, with the twin as the other option
-    first = drawn_game.game.log[0]
-    config = TrackerConfig(defer_turns=2)
-    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
-    _twin_close(tracker, monkeypatch, "S", "T", first.rotation)
-    monkeypatch.setattr(tracker, "_visible_difference", lambda *args: 0)
-    seen = _played(tracker, drawn_frames)
+    tracker, first, seen = _twins_played(drawn_game, drawn_frames, monkeypatch, lambda t: 0)
     assert not any(isinstance(obs, Question) and obs.turn == 0 for obs in seen)
     assert not tracker.doubtful[first.cell].twins
     asked = [obs for obs in tracker.settle_doubts() if isinstance(obs, Question) and obs.turn == 0]
@@ -268,14 +270,12 @@ def test_pennant_twins_whose_figure_leaves_are_left_to_the_game_s_end_like_twins
 ):
     # the figure over the shield goes (its city scored) six turns on: from then the shields'
     # difference is in sight, and the reading over at the end tells the pair apart
-    first = drawn_game.game.log[0]
-    config = TrackerConfig(defer_turns=2)
-    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
-    _twin_close(tracker, monkeypatch, "S", "T", first.rotation)
-    monkeypatch.setattr(
-        tracker, "_visible_difference", lambda *args: 0 if len(tracker.game.log) < 6 else 50
+    def figure_gone_at_turn_6(tracker):
+        return 0 if len(tracker.game.log) < 6 else 50
+
+    tracker, first, seen = _twins_played(
+        drawn_game, drawn_frames, monkeypatch, figure_gone_at_turn_6
     )
-    seen = _played(tracker, drawn_frames)
     assert tracker.doubtful[first.cell].twins
     seen += tracker.settle_doubts()
     assert not any(isinstance(obs, Question) and obs.turn == 0 for obs in seen)
