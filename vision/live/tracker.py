@@ -21,13 +21,13 @@ anything else is logged and the state is kept, never a crash):
   the tile read in the game as the amend leaves it.
 - COMMITTED / ASKING: the observation is out; when the consumer has applied a turn to the game
   (the game log grew) the tracker learns from it and goes back to WATCHING. A commit whose
-  picture alone was in doubt is taken for now: nothing is learned from it until it is read
-  again, after each later turn, clearly (it is then learned from, or amended), and it becomes
-  a question about that turn once it has waited ``defer_turns`` turns (a doubt between
-  pennant twins waits for the game's end instead, or for the figure over the shield to leave
-  when its city is scored; its follower, if it
-  stood between two spots, is asked about once the tile is sure). A question left
-  open while the table settles with the next tile laid -> its best option, taken for now
+  picture alone was in doubt (or that a tile the rules forbid fits only a little better) is
+  taken for now: nothing is learned from it until it is read again, after each later turn,
+  clearly (it is then learned from, or amended), and it becomes a question about that turn
+  once it has waited ``defer_turns`` turns (a doubt between pennant twins waits for the
+  game's end instead, or for the figure over the shield to leave when its city is scored; its
+  follower, if it stood between two spots, is asked about once the tile is sure). A question
+  left open while the table settles with the next tile laid -> its best option, taken for now
   (:class:`PlayedOn`; nothing learned from it), and the next tile is read once it is applied.
 - WARNING: re-read on every settle; when the table is right again (or shows one new tile) it
   recovers.
