@@ -59,7 +59,8 @@ class Doubt:
     doubts: tuple[str, ...]
     since: int
     # between pennant twins alone, the shield's spot in sight: waits for the game's end, when
-    # the reading over tells the pair apart side by side
+    # the reading over tells the pair apart side by side, and is not asked then (twins whose
+    # shield a figure hides wait unmarked, read again each turn, and are asked at the end)
     twins: bool = False
 
 
