@@ -148,6 +148,10 @@ class TrackerConfig:
     texture_ratio: float = 1.6  # busier (or calmer) by this factor: something lies there
     faint_tile: float = 0.1  # a frontier cell changed this much is a tile when nothing else is
     spot_ambiguity: float = 0.02  # follower spots closer than this (tile units) are asked about
+    # a reading that leaves a figure between two spots of its tile scores this much less:
+    # with no profile, the 20 snowy games' sure readings whose spot was asked about were all
+    # the wrong tile, the true one 0.02 to 0.27 behind, with the figure on one of its spots
+    split_spot_cost: float = 0.05
     # a standing figure's foot: its blob's pixels nearest the camera, 100 - this percent of them
     foot_percentile: float = 50
     # a figure whose clear part covers less of its cell's crop than this stands (a lying one
@@ -162,8 +166,10 @@ class TrackerConfig:
     # of seven snowy games with no profile, read again 3 to 20 turns later, every reading that
     # led by 0.04 was right, and one that led by 0.02 was wrong. With no profile, 8 turns
     # asked 48 / 134 / 46 questions (snowy / scans / copy at 720p), 12 turns 44 / 120 / 40,
-    # with as many turns right (the copy two more)
-    defer_turns: int = 12
+    # with as many turns right (the copy two more); stop 51: 20 turns for 12, see
+    # docs/numbers.md (a near tie the next few tiles leave open is often settled by the ones
+    # after: the picture learned from eight more turns)
+    defer_turns: int = 20
     defer_margin: float = 0.04
     min_evidence_px: int = 12  # visible pixels (of the scoring crop) where the two best differ
     # ... unless the best leads by this much: those few pixels spoke clearly (a pennant twin's
