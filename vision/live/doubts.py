@@ -119,7 +119,6 @@ class Doubts:
             return True, self._spot_question(board, cell, index, doubt)
         scores, crop, masks = self._score_copy(board, cell, laid, readings)
         options = [current, *readings]
-        scores = self._spots_weighed(cell, index, options, scores, crop, masks)
         order = [int(i) for i in np.argsort(scores)[::-1]]
         lead = float(scores[order[0]] - scores[order[1]])
         visible = self._visible_difference(options, order, self._hidden_by(masks))
@@ -163,24 +162,6 @@ class Doubts:
             return True, None
         text = f"Still not sure about the tile at {cell} (turn {index + 1})"
         return True, Question(asked, self._crop_picture(board, cell), text, doubt.doubts, index)
-
-    def _spots_weighed(self, cell, index: int, options, scores, crop, masks) -> np.ndarray:
-        """``scores`` of the ``options`` at ``cell`` (turn ``index``, read for now), those
-        close to the best less ``split_spot_cost`` where the figure still standing there
-        falls between two of their spots, as the tile was weighed when laid
-        (:meth:`~.reading.TileReading._decode_tile`)."""
-        standing = self._figure_standing(index, crop, masks)
-        if standing is None:
-            return scores
-        foot, before = standing
-        cost = self.config.split_spot_cost
-        near = float(np.max(scores)) - cost
-        return np.array(
-            [
-                s - cost * (s >= near and len(self._turns_for(t, r, cell, foot, game=before)) > 1)
-                for s, (t, r) in zip(scores, options, strict=True)
-            ]
-        )
 
     def _twins_alone(self, options, order, scores) -> bool:
         """Whether a reading's doubt lies between it and its pennant twin alone: every other

@@ -139,16 +139,7 @@ class TileReading:
                 return self._read_again(board, cell, *repair)
         scores = self._with_bag_prior(scores, options)
         order = sorted(range(len(options)), key=lambda i: -scores[i])
-        ranked, split = self._ranked(cell, whole, options, scores, order, seen)
-        if order[0] in split:
-            # a follower is put squarely on one feature: a reading that leaves the figure
-            # between two of its spots is likelier the wrong tile than one close behind that
-            # puts it on one
-            cost = cfg.split_spot_cost
-            scores = [s - cost * (i in split) for i, s in enumerate(scores)]
-            order = sorted(range(len(options)), key=lambda i: -scores[i])
-            ranked, split = self._ranked(cell, whole, options, scores, order, seen)
-        spot_doubt = order[0] in split
+        ranked, spot_doubt = self._ranked(cell, whole, options, scores, order, seen)
         if not ranked:
             return Warning(f"the tile at ({cell[0]},{cell[1]}) cannot be laid legally", picture)
         margin = scores[order[0]] - scores[order[1]] if len(order) > 1 else float("inf")
@@ -349,11 +340,10 @@ class TileReading:
     def _ranked(self, cell, whole, options, scores, order, seen: FigureSeen):
         """The best ``options`` (in ``order``, at most ``max_options``) as turns, each with the
         figure on its likeliest spot (two turns where two spots are about as likely), with
-        their scores; and the indices of those whose figure stands between two spots. Where
-        the figure is the tile's own art (red roofs) the turn has none; a faint blob the art
-        disowns is one."""
+        their scores; and whether the best option's spot is in doubt. Where the figure is the
+        tile's own art (red roofs) the turn has none; a faint blob the art disowns is one."""
         ranked: list[tuple[Turn, float]] = []
-        split: set[int] = set()
+        spot_doubt = False
         art_memo: dict = {}  # the cell and the blob as the appearance model reads them
         faint_memo: dict = {}  # the same for a faint figure
         for i in order[: self.config.max_options]:
@@ -369,10 +359,10 @@ class TileReading:
                 on_tile = seen.faint_foot  # a figure after all
             turns = self._turns_for(tile, rotation, cell, on_tile, figure=seen.gingerbread)
             if len(turns) > 1:
-                split.add(i)
+                spot_doubt = spot_doubt or i == order[0]
             for j, turn in enumerate(turns):
                 ranked.append((turn, scores[i] - 1e-3 * j))
-        return [(t, s) for t, s in ranked if t is not None], split
+        return [(t, s) for t, s in ranked if t is not None], spot_doubt
 
     def _pose(self, turn: Turn) -> str | None:
         """How the figure of ``turn`` lies: a farmer lies, every other figure stands."""

@@ -148,10 +148,6 @@ class TrackerConfig:
     texture_ratio: float = 1.6  # busier (or calmer) by this factor: something lies there
     faint_tile: float = 0.1  # a frontier cell changed this much is a tile when nothing else is
     spot_ambiguity: float = 0.02  # follower spots closer than this (tile units) are asked about
-    # a reading that leaves a figure between two spots of its tile scores this much less:
-    # with no profile, the 20 snowy games' sure readings whose spot was asked about were all
-    # the wrong tile, the true one 0.02 to 0.27 behind, with the figure on one of its spots
-    split_spot_cost: float = 0.05
     # a standing figure's foot: its blob's pixels nearest the camera, 100 - this percent of them
     foot_percentile: float = 50
     # a figure whose clear part covers less of its cell's crop than this stands (a lying one

@@ -4,14 +4,12 @@ read again as the table teaches more, and is asked about only if it stays in dou
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import replace
 
 import numpy as np
 import pytest
 from playing import apply
 
 from meeplecam.engine import Game, Turn
-from meeplecam.engine import hints as engine_hints
 from meeplecam.vision.live.observations import Amend, Commit, Kept, Question
 from meeplecam.vision.live.rectify import Rectifier
 from meeplecam.vision.live.replay import compare, replay
@@ -205,57 +203,6 @@ def test_a_sure_tile_with_its_follower_between_two_spots_is_asked_at_once(drawn_
     seen = _played(tracker, drawn_frames)
     at_once = [obs for obs in seen if isinstance(obs, Question) and obs.turn is None]
     assert any(obs.doubts == ("the follower's spot",) for obs in at_once)
-
-
-def _first_tile_between_spots(drawn_game, drawn_frames, monkeypatch, behind: float):
-    """The drawn game's first turn (an S with a follower) played with its figure falling
-    between two spots of the S, while another tile the rules allow there looks ``behind``
-    less like the picture (with its figure on one spot), and everything else far less: the
-    first observation."""
-    first = drawn_game.game.log[0]
-    assert first.tile == "S" and first.meeple is not None
-    config = TrackerConfig(spot_ambiguity=0.0)  # no spot in doubt but the S's
-    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
-    read = (tracker.game.tileset["S"], first.rotation)
-    real_score, real_turns = tracker.scorer.score, tracker._turns_for
-
-    def score(crop, scored, *args, **kwargs):
-        scores = list(real_score(crop, scored, *args, **kwargs))
-        if read in scored and len(scored) > 1:
-            level = scores[scored.index(read)]
-            rival = next(i for i, (tile, _) in enumerate(scored) if tile.id != "S")
-            scores = [level - 1.0] * len(scores)
-            scores[scored.index(read)], scores[rival] = level, level - behind
-        return scores
-
-    def turns_for(tile, rotation, cell, follower, game=None, figure=None):
-        turns = real_turns(tile, rotation, cell, follower, game=game, figure=figure)
-        if tile.id != "S" or follower is None:
-            return turns
-        spots = engine_hints.follower_spots(game or tracker.game, replace(turns[0], meeple=None))
-        other = next(s.at for s in spots if s.at != turns[0].meeple)
-        return [turns[0], replace(turns[0], meeple=other)]
-
-    monkeypatch.setattr(tracker.scorer, "score", score)
-    monkeypatch.setattr(tracker, "_turns_for", turns_for)
-    return next(obs for obs in _played(tracker, drawn_frames[:60]) if not isinstance(obs, Amend))
-
-
-@pytest.mark.parametrize(("behind", "read_as_s"), [(0.5, False), (3.0, True)])
-def test_a_reading_that_leaves_the_figure_between_two_spots_loses_to_one_close_behind(
-    drawn_game, drawn_frames, monkeypatch, behind, read_as_s
-):
-    # a follower is put squarely on one feature: an S that leaves the figure between two of
-    # its spots gives way to a tile a little behind that puts it on one; far behind, the S
-    # stands and its follower's place is asked at once
-    cost = TrackerConfig().split_spot_cost
-    first = _first_tile_between_spots(drawn_game, drawn_frames, monkeypatch, behind * cost)
-    if read_as_s:
-        assert isinstance(first, Question) and first.turn is None
-        assert first.best.tile == "S" and "follower's place" in first.text
-    else:
-        assert isinstance(first, Commit)
-        assert first.turn.tile != "S" and first.turn.meeple is not None
 
 
 def _twin_close(tracker, monkeypatch, tile_id: str, twin_id: str, rotation: int) -> None:
