@@ -290,16 +290,19 @@ class TileReading:
         so a twin whose copies are all played "fitting better" is mostly the pennant test's
         doubt, not the table's (half of such questions on 6 games were twins of the tile
         laid); and so is what the table itself rules out (a played-out type whose every copy
-        is surely read as it; a type that a neighbour surely read forbids)."""
+        is surely read as it; a type that a neighbour surely read forbids). The options' twins
+        still explain the picture: another tile fits better only by beating them too (else it
+        gains only the shield the picture lacks or shows, as a T over the Q left in the bag
+        where an R lies, its road a figure's tracks in the snow)."""
         game = self.game
         drawn_alike = {laid_layout(tile, r) for tile, r in options}
-        others = [
-            (t, r)
-            for t in game.tileset.types.values()
-            for r in t.distinct_rotations
-            if laid_layout(t, r) not in drawn_alike  # the options themselves are drawn alike
-        ]
-        other_scores = self.scorer.score(crop, others, ignore, whole)
+        readings = [(t, r) for t in game.tileset.types.values() for r in t.distinct_rotations]
+        alike = [laid_layout(t, r) in drawn_alike for t, r in readings]
+        scores = self.scorer.score(crop, readings, ignore, whole)
+        twins = [s for s, a in zip(scores, alike, strict=True) if a]
+        best = max(best, *twins) if twins else best
+        others = [read for read, a in zip(readings, alike, strict=True) if not a]
+        other_scores = [s for s, a in zip(scores, alike, strict=True) if not a]
         self.unexplained = max(other_scores, default=-np.inf) - best
         ruled_out, against = self._ruled_out(board, cell, others, other_scores, best)
         kept = [
