@@ -387,3 +387,43 @@ def test_tiles_laid_beside_a_tile_that_could_not_be_read_are_put_in_at_the_end(
         return [replace(t, meeple=None) if t.cell in unread else t for t in log]
 
     assert tiles(tracker.review()) == tiles(g.log)
+
+
+def _first_s_read_with(drawn_game, drawn_frames, monkeypatch, shield_gain: float):
+    """The first tile laid (an S) with every S and Q played: the T left in the bag, the S's
+    twin, is the best legal reading; the picture fits a Q turned so that its sides do not fit
+    0.15 better than that T, and the S ``shield_gain`` better. The tracker's first
+    observation."""
+
+    def spend(game, first, sides):
+        game.remaining["S"] = game.remaining["Q"] = 0
+
+    first, tracker = _first_turn_and_tracker(drawn_game, spend)
+    assert first.tile == "S"
+    q = tracker.game.tileset["Q"]
+    fitting = q.rotations_fitting(tracker.game.board.frontier[first.cell])
+    q_turned = next(r for r in q.distinct_rotations if r not in fitting)
+    fixed = {("T", first.rotation): 0.0, ("S", first.rotation): shield_gain, ("Q", q_turned): 0.15}
+    score = tracker.scorer.score
+
+    def scores(crop, options, *args, **kwargs):
+        real = score(crop, options, *args, **kwargs)
+        return [fixed.get((t.id, r), s - 10.0) for s, (t, r) in zip(real, options, strict=True)]
+
+    monkeypatch.setattr(tracker.scorer, "score", scores)
+    (obs,) = _first_observation(tracker, drawn_frames)
+    return obs
+
+
+def test_a_tile_the_rules_forbid_fits_better_only_by_beating_the_options_twins(
+    drawn_game, drawn_frames, monkeypatch
+):
+    """An S lies where only its twin T is left: the Q fitting better than the T wins only the
+    shield the T lacks, and the S, drawn alike but for it, fits better still. Nothing says an
+    earlier turn was misread: the T is committed with no doubt. Were the S to fit no better
+    than the T, the Q would be a doubt."""
+    obs = _first_s_read_with(drawn_game, drawn_frames, monkeypatch, shield_gain=0.3)
+    assert isinstance(obs, Commit) and obs.turn.tile == "T"
+    assert not any("not allowed here" in d for d in obs.doubts)
+    obs = _first_s_read_with(drawn_game, drawn_frames, monkeypatch, shield_gain=0.0)
+    assert any("Q turned" in d and "not allowed here" in d for d in obs.doubts)
