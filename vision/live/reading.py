@@ -296,13 +296,17 @@ class TileReading:
         where an R lies, its road a figure's tracks in the snow)."""
         game = self.game
         drawn_alike = {laid_layout(tile, r) for tile, r in options}
+        # the options are scored again with their twins: the twin tests weigh a pair together
         readings = [(t, r) for t in game.tileset.types.values() for r in t.distinct_rotations]
-        alike = [laid_layout(t, r) in drawn_alike for t, r in readings]
+        twins, others, other_scores = [], [], []
         scores = self.scorer.score(crop, readings, ignore, whole)
-        twins = [s for s, a in zip(scores, alike, strict=True) if a]
-        best = max(best, *twins) if twins else best
-        others = [read for read, a in zip(readings, alike, strict=True) if not a]
-        other_scores = [s for s, a in zip(scores, alike, strict=True) if not a]
+        for read, score in zip(readings, scores, strict=True):
+            if laid_layout(*read) in drawn_alike:
+                twins.append(score)
+            else:
+                others.append(read)
+                other_scores.append(score)
+        best = max([best, *twins])
         self.unexplained = max(other_scores, default=-np.inf) - best
         ruled_out, against = self._ruled_out(board, cell, others, other_scores, best)
         kept = [
