@@ -159,12 +159,13 @@ class TileReading:
                 f"{rival.tile.id} turned {rival.rotation}, not allowed here, fits better "
                 f"({rival.gain:+.3f})",
             )
-            if rival.gain < cfg.unexplained_for_now and not drifted:
-                # a little better only: as often the picture in doubt as an earlier reading
-                # wrong, and the tiles laid next settle which
-                in_picture = doubts
         if drifted:
             doubts += ("a tile already played fits better",)
+        if rival.gain < cfg.unexplained_for_now:
+            # a little better only (a tile a neighbour forbids, or whose copies are all
+            # played): as often the picture in doubt as an earlier reading wrong, and the
+            # tiles laid next settle which
+            in_picture = doubts
         sure = not doubts
         if spot_doubt:
             doubts += (SPOT_DOUBT,)

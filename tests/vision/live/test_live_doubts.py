@@ -282,13 +282,15 @@ def test_pennant_twins_whose_figure_leaves_are_left_to_the_game_s_end_like_twins
     assert not tracker.doubtful
 
 
+@pytest.mark.parametrize("played_out", [False, True], ids=["forbidden", "played out"])
 @pytest.mark.parametrize(("between", "read_for_now"), [(0.5, True), (1.5, False)])
 def test_a_tile_the_rules_forbid_fitting_a_little_better_is_read_for_now(
-    drawn_game, drawn_frames, monkeypatch, between, read_for_now
+    drawn_game, drawn_frames, monkeypatch, between, read_for_now, played_out
 ):
-    # a tile the rules forbid at the cell fits its picture a little better than any they
-    # allow: the picture may be in doubt as much as an earlier reading, so the best legal one
-    # is read for now; fitting far better, the table and the game disagree: asked at once
+    # a tile the rules forbid at the cell (a neighbour's side, or every copy played) fits its
+    # picture a little better than any they allow: the picture may be in doubt as much as an
+    # earlier reading, so the best legal one is read for now; fitting far better, the table
+    # and the game disagree: asked at once
     config = TrackerConfig()
     gain = config.unexplained + between * (config.unexplained_for_now - config.unexplained)
     tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
@@ -297,12 +299,14 @@ def test_a_tile_the_rules_forbid_fitting_a_little_better_is_read_for_now(
     def rival(*args):
         found = real(*args)
         tile = found.tile or tracker.game.tileset["A"]
-        return dataclasses.replace(found, gain=gain, tile=tile, spent=None)
+        spent = (gain, tile, found.rotation) if played_out else None
+        return dataclasses.replace(found, gain=gain, tile=tile, spent=spent)
 
     monkeypatch.setattr(tracker, "_rival", rival)
     first = next(obs for obs in _played(tracker, drawn_frames[:60]) if not isinstance(obs, Amend))
     forbidden = [why for why in first.doubts if "not allowed here, fits better" in why]
     assert forbidden
+    assert ("a tile already played fits better" in first.doubts) == played_out
     if read_for_now:
         assert isinstance(first, Commit) and not first.sure
     else:
