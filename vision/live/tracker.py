@@ -176,7 +176,8 @@ class TrackerConfig:
     # ... and up to this it is a doubt of the picture, read for now (vision.live.doubts): with
     # no profile, the 20 snowy and 20 Winter-scans games asked 20 / 87 questions with 0.1,
     # 24 / 99 with none (every such reading asked at once), as many turns right; 0.2 asked
-    # 4 fewer on half the scans, with 3 more committed wrong (stop 50)
+    # 4 fewer on half the scans, with 3 more committed wrong (stop 50); a tile whose copies
+    # are all played, the same (stop 54: the scans asked 72 for 84, as many turns right)
     unexplained_for_now: float = 0.1
     spent_margin: float = 0.02  # ... and a tile whose every copy is played, by at most this
     # ... unless the table rules it out: a tile read earlier counts as surely what it was read
