@@ -192,9 +192,11 @@ class TrackerConfig:
     # of theirs that their colour shows least is taken off its turn when it shows less than
     # this share of the new figure and less than this evidence (Tracker._figure_evidence;
     # the 10 copy games at 720p: a red roof and a cloister's roof taken for figures 17 and 25,
-    # figures standing 75 to 1090; see Tracker._repair_follower)
+    # figures standing 75 to 1090; at 1080p a cloister's roof taken for a red monk showed 48
+    # against the new figure's 840, which 40 left standing and red's farmer unread; see
+    # Tracker._repair_follower)
     follower_repair_share: float = 0.25
-    follower_repair_evidence: float = 40.0
+    follower_repair_evidence: float = 60.0
     # at the end of a recording, tiles read as each other's types take them back when each
     # looks more like its new type, by this much together (see Tracker.review). The 40 snowy
     # and scans games read over from the same live readings: 0.05 1653 / 1654 right, 0.04
