@@ -1,0 +1,90 @@
+"""A rendered game filmed as a webcam records one (``python bench/film.py --help``).
+
+``meeplecam synth`` writes a few views per turn (and ``--video`` plays them at 10 frames a second,
+which replay reads as a series of views). A webcam's recording is film: 30 frames a second, each
+still moment held for many frames, every frame through the video codec. This writes a game
+folder's frames as such a recording (each settled view held ``--settled`` seconds, each view with
+hands ``--hands`` seconds, mp4v), to be read as a user reads a recording::
+
+    python bench/film.py /tmp/e/c720a/game-09500 /tmp/film/09500.mp4
+    meeplecam replay /tmp/film/09500.mp4 --players red,yellow --tileset base --json > read.json
+    python bench/film.py --compare /tmp/e/c720a/game-09500 read.json
+
+Nothing here is a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+FPS = 30
+
+
+def film(game_dir: Path, out: Path, settled_s: float, hands_s: float) -> int:
+    """Write ``game_dir``'s frames to ``out`` at :data:`FPS`; the number of frames written."""
+    import cv2
+
+    frames = sorted((game_dir / "frames").iterdir())
+    first = cv2.imread(str(frames[0]))
+    height, width = first.shape[:2]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    writer = cv2.VideoWriter(str(out), cv2.VideoWriter_fourcc(*"mp4v"), FPS, (width, height))
+    written = 0
+    try:
+        for path in frames:
+            truth = json.loads((game_dir / "truth" / f"{path.stem}.json").read_text())
+            held = settled_s if truth["phase"] == "settled" else hands_s
+            frame = cv2.imread(str(path))
+            for _ in range(max(1, round(held * FPS))):
+                writer.write(frame)
+                written += 1
+    finally:
+        writer.release()
+    return written
+
+
+def compare(game_dir: Path, read: Path) -> dict:
+    """Turns of ``read`` (``meeplecam replay --json`` output) exactly right against the game's
+    ``record.json``, as the live benchmarks count them."""
+    from meeplecam.engine import read_record_file, record_tileset
+    from meeplecam.vision.live.replay import _same
+
+    expected = read_record_file(game_dir / "record.json")
+    got = json.loads(read.read_text())
+    truth = [t for t in expected["turns"] if "discard" not in t]
+    turns = [t for t in got["turns"] if "discard" not in t]
+    tileset = record_tileset(expected)
+    right = sum(_same(tileset, e, g) for e, g in zip(truth, turns, strict=False))
+    return {
+        "game": game_dir.name,
+        "right": right,
+        "turns": len(truth),
+        "read": len(turns),
+        "questions": got.get("questions"),
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("game", type=Path, help="a game folder written by meeplecam synth")
+    parser.add_argument(
+        "out", type=Path, help="the video to write (or, with --compare, the replay's JSON to count)"
+    )
+    parser.add_argument("--compare", action="store_true", help="count the turns of a replay")
+    parser.add_argument("--settled", type=float, default=1.0, help="seconds a settled view lasts")
+    parser.add_argument(
+        "--hands", type=float, default=1 / 3, help="seconds a view with hands lasts"
+    )
+    args = parser.parse_args(argv)
+    if args.compare:
+        print(json.dumps(compare(args.game, args.out)))
+        return 0
+    written = film(args.game, args.out, args.settled, args.hands)
+    print(json.dumps({"frames": written, "minutes": round(written / FPS / 60, 1)}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
