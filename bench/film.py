@@ -47,22 +47,19 @@ def film(game_dir: Path, out: Path, settled_s: float, hands_s: float) -> int:
 
 def compare(game_dir: Path, read: Path) -> dict:
     """Turns of ``read`` (``meeplecam replay --json`` output) exactly right against the game's
-    ``record.json``, as the live benchmarks count them."""
-    from meeplecam.engine import read_record_file, record_tileset
-    from meeplecam.vision.live.replay import _same
+    ``record.json``, as the live benchmarks count them (``replay.compare``), and those that
+    differ."""
+    from meeplecam.engine import read_record_file
+    from meeplecam.vision.live.replay import compare as turns_right
 
-    expected = read_record_file(game_dir / "record.json")
     got = json.loads(read.read_text())
-    truth = [t for t in expected["turns"] if "discard" not in t]
-    turns = [t for t in got["turns"] if "discard" not in t]
-    tileset = record_tileset(expected)
-    right = sum(_same(tileset, e, g) for e, g in zip(truth, turns, strict=False))
+    right, total, diffs = turns_right(read_record_file(game_dir / "record.json"), got)
     return {
         "game": game_dir.name,
         "right": right,
-        "turns": len(truth),
-        "read": len(turns),
+        "turns": total,
         "questions": got.get("questions"),
+        "differences": diffs,
     }
 
 
