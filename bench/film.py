@@ -22,15 +22,37 @@ from pathlib import Path
 FPS = 30
 
 
-def film(game_dir: Path, out: Path, settled_s: float, hands_s: float) -> int:
-    """Write ``game_dir``'s frames to ``out`` at :data:`FPS`; the number of frames written."""
+NOISE_POOL = 60  # noise fields drawn once and picked at random: two seconds of film apart
+
+
+def film(
+    game_dir: Path,
+    out: Path,
+    settled_s: float,
+    hands_s: float,
+    noise: float = 0.0,
+    codec: str = "mp4v",
+) -> int:
+    """Write ``game_dir``'s frames to ``out`` at :data:`FPS` with ``codec`` (a fourcc: mp4v, or
+    MJPG as a webcam sends each frame), each frame with sensor noise of standard deviation
+    ``noise`` (grey levels, a field of its own from a pool of :data:`NOISE_POOL`); the number of
+    frames written."""
     import cv2
+    import numpy as np
 
     frames = sorted((game_dir / "frames").iterdir())
     first = cv2.imread(str(frames[0]))
     height, width = first.shape[:2]
     out.parent.mkdir(parents=True, exist_ok=True)
-    writer = cv2.VideoWriter(str(out), cv2.VideoWriter_fourcc(*"mp4v"), FPS, (width, height))
+    writer = cv2.VideoWriter(str(out), cv2.VideoWriter_fourcc(*codec), FPS, (width, height))
+    if not writer.isOpened():
+        raise SystemExit(f"cannot write {out} with the {codec} codec")
+    rng = np.random.default_rng(0)  # the same film every time
+    # as pairs of saturating steps up and down, which cost far less per frame than clipping
+    grains = [rng.normal(0, noise, first.shape) for _ in range(NOISE_POOL if noise > 0 else 0)]
+    pool = [
+        (np.clip(g, 0, 255).astype(np.uint8), np.clip(-g, 0, 255).astype(np.uint8)) for g in grains
+    ]
     written = 0
     try:
         for path in frames:
@@ -38,7 +60,11 @@ def film(game_dir: Path, out: Path, settled_s: float, hands_s: float) -> int:
             held = settled_s if truth["phase"] == "settled" else hands_s
             frame = cv2.imread(str(path))
             for _ in range(max(1, round(held * FPS))):
-                writer.write(frame)
+                shot = frame
+                if pool:
+                    up, down = pool[rng.integers(len(pool))]
+                    shot = cv2.subtract(cv2.add(frame, up), down)
+                writer.write(shot)
                 written += 1
     finally:
         writer.release()
@@ -74,11 +100,22 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--hands", type=float, default=1 / 3, help="seconds a view with hands lasts"
     )
+    parser.add_argument(
+        "--noise",
+        type=float,
+        default=0.0,
+        help="a webcam's sensor noise: its standard deviation in grey levels, new every frame",
+    )
+    parser.add_argument(
+        "--codec",
+        default="mp4v",
+        help="the video's fourcc: mp4v, or MJPG (an .avi) as webcams send",
+    )
     args = parser.parse_args(argv)
     if args.compare:
         print(json.dumps(compare(args.game, args.out)))
         return 0
-    written = film(args.game, args.out, args.settled, args.hands)
+    written = film(args.game, args.out, args.settled, args.hands, args.noise, args.codec)
     print(json.dumps({"frames": written, "minutes": round(written / FPS / 60, 1)}))
     return 0
 
