@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from meeplecam.vision.live.diff import (
     Look,
@@ -38,6 +39,27 @@ def test_a_lamp_switched_is_one_change_of_light_found_despite_a_new_tile():
     assert found is not None
     probe = np.array([[100, 128, 128, 1.0], [200, 110, 150, 1.0]])
     assert np.abs(probe @ found.T - probe @ lamp.T).max() < 3
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_table_mostly_bare_still_gives_the_light_on_its_tiles(seed):
+    """Most cells are bare table, one grey, each view with its own little noise: the cells
+    fitted best span no colour, yet the light found must carry the few tiles over too (a
+    warmer lamp)."""
+    rng = np.random.default_rng(seed)
+    grey = np.array([110.0, 128, 128])
+    tiles = rng.uniform([60, 100, 100], [220, 160, 170], (6, 3))
+    colours = [grey] * 24 + list(tiles)
+    lamp = np.array([[1.15, 0, 0, -4], [0, 1.0, 0, 3], [0, 0, 1.0, 8], [0, 0, 0, 1.0]])
+
+    def seen(colour):
+        return np.clip(colour + rng.normal(0, 2, (20, 20, 3)), 0, 255)
+
+    before = [seen(c) for c in colours]
+    now = [seen(lamp[:3, :3] @ c + lamp[:3, 3]) for c in colours]
+    found = light_change([(_look(b), _look(n)) for b, n in zip(before, now, strict=True)])
+    probe = np.c_[tiles, np.ones(len(tiles))]
+    assert np.abs(probe @ found.T - probe @ lamp.T).max() < 4
 
 
 def test_too_few_cells_tell_nothing():
