@@ -6,7 +6,8 @@ anything else is logged and the state is kept, never a crash):
 - WAITING_FOR_START: wait for a settled frame, find the grid if no rectifier was given, learn the
   start tile (known) as the first labelled sample, keep the table as the baseline -> WATCHING.
 - WATCHING: the table is still and matches the baseline; motion -> SETTLING.
-- SETTLING: hands over the table; nothing is read until ``settle_frames`` still frames -> DECODING.
+- SETTLING: hands over the table; nothing is read until ``settle_frames`` still frames ->
+  DECODING, which reads their mean (``motion.StillView``: a webcam's noise averaged away).
 - DECODING: diff the settled top-down board against the baseline cell by cell. Laid tiles that
   all moved (a knocked camera) -> the grid follows the view and the diff is taken again. Nothing
   new (a hand passed), or an arm still across the window's outer ring (a player holding the
