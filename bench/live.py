@@ -79,7 +79,6 @@ def _stats(values) -> dict:
 def bench_watch(frames: int) -> dict:
     from meeplecam.engine import Game
     from meeplecam.vision.live.drawn import DrawnGame
-    from meeplecam.vision.live.motion import Motion, MotionConfig, StillView, settle_frames_at
     from meeplecam.vision.live.rectify import Rectifier
     from meeplecam.vision.live.tracker import State, Tracker
 
@@ -105,22 +104,7 @@ def bench_watch(frames: int) -> dict:
         t = time.perf_counter()
         tracker.gate.update(noisy[i % 4])
         gate_times.append(time.perf_counter() - t)
-    # the still frames that settle a 30 fps camera, averaged into the view read: each costs
-    # this until the run is long enough, then nothing (StillView)
-    view = StillView(MotionConfig(settle_frames=settle_frames_at(30)))
-    averaging = []
-    for i in range(frames):
-        if i % view.config.settle_frames == 0:
-            view.restart()
-        t = time.perf_counter()
-        view.update(noisy[i % 4], Motion.STILL)
-        averaging.append(time.perf_counter() - t)
-    return {
-        "frame": [1280, 720],
-        "tracker_feed": _stats(times),
-        "motion_gate": _stats(gate_times),
-        "still_view_settling": _stats(averaging),
-    }
+    return {"frame": [1280, 720], "tracker_feed": _stats(times), "motion_gate": _stats(gate_times)}
 
 
 def _replay_games(games_dir: str | None, count: int, find_table: bool = False):

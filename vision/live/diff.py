@@ -138,9 +138,9 @@ def light_change(
 
     Most cells of a table are bare, one colour: its best-fitted half alone spans no colour and
     leaves the map free to bend where the tiles' colours lie, which a little noise then does
-    (a warmer lamp on a drawn game read on views averaged over two frames warned that the whole
-    view changed; on 30 cells, 24 of them grey, the tiles' colours were mapped up to 22 off at
-    a noise of 2, under 2 with ``fits``)."""
+    (on 30 cells, 24 of them grey, ten tables: the tiles' colours were mapped up to 22 off at a
+    noise of 2, under 2 with ``fits``; a warmer lamp on a drawn game whose views were averaged
+    over two frames warned that the whole view changed)."""
     if len(pairs) < 8:
         return None
     q = (25, 50, 75)

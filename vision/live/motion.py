@@ -42,9 +42,6 @@ class MotionConfig:
     settle_frames: int = 2  # still frames in a row that make the table settled (live: ~0.3 s)
     covered_std: float = 6.0  # a thumbnail flatter than this (grey level sd) is covered
     covered_dark: float = 12.0  # ... or darker than this on average
-    # the settled view read is the mean of the still frames that settled it (StillView), a
-    # webcam's noise down by the square root of their number; False: the last frame alone
-    average_still: bool = True
 
 
 class MotionGate:
@@ -109,47 +106,4 @@ class MotionGate:
         return self.still_run >= self.config.settle_frames
 
 
-class StillView:
-    """The view of a still table to read: the mean of the first ``settle_frames`` still frames
-    in a row, which takes a webcam's sensor noise down by the square root of their number (a
-    pennant's shield is a few pixels at 720p, and reading the game over at its end weighs such
-    pixels). Until the run is that long, and whenever the table is not still, the frame itself;
-    after, the mean, kept until the run ends or :meth:`restart` (the view drifted without
-    motion). Identical frames (a recording's views, each repeated to settle) average to
-    themselves, so nothing changes for them."""
-
-    def __init__(self, config: MotionConfig):
-        self.config = config
-        self.latest: np.ndarray | None = None
-        self._sum: np.ndarray | None = None
-        self._count = 0
-        self._mean: np.ndarray | None = None
-
-    def restart(self) -> np.ndarray | None:
-        """Average afresh from the next still frame; the latest frame, the view as it is now."""
-        self._sum, self._count, self._mean = None, 0, None
-        return self.latest
-
-    def update(self, frame: np.ndarray | None, motion: Motion) -> np.ndarray | None:
-        """The view to read for ``frame``, which the gate classified ``motion``."""
-        import cv2
-
-        self.latest = frame
-        if motion is not Motion.STILL or frame is None or not self.config.average_still:
-            self.restart()
-            return frame
-        if self._mean is not None and self._mean.shape == frame.shape:
-            return self._mean
-        if self._sum is None or self._sum.shape != frame.shape:
-            self._sum, self._count = frame.astype(np.float32), 1
-        else:
-            cv2.accumulate(frame, self._sum)
-            self._count += 1
-        if self._count < self.config.settle_frames:
-            return frame
-        self._mean = cv2.convertScaleAbs(self._sum, alpha=1.0 / self._count)
-        self._sum = None
-        return self._mean
-
-
-__all__ = ["Motion", "MotionConfig", "MotionGate", "StillView"]
+__all__ = ["Motion", "MotionConfig", "MotionGate"]

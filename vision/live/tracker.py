@@ -6,8 +6,7 @@ anything else is logged and the state is kept, never a crash):
 - WAITING_FOR_START: wait for a settled frame, find the grid if no rectifier was given, learn the
   start tile (known) as the first labelled sample, keep the table as the baseline -> WATCHING.
 - WATCHING: the table is still and matches the baseline; motion -> SETTLING.
-- SETTLING: hands over the table; nothing is read until ``settle_frames`` still frames ->
-  DECODING, which reads their mean (``motion.StillView``: a webcam's noise averaged away).
+- SETTLING: hands over the table; nothing is read until ``settle_frames`` still frames -> DECODING.
 - DECODING: diff the settled top-down board against the baseline cell by cell. Laid tiles that
   all moved (a knocked camera) -> the grid follows the view and the diff is taken again. Nothing
   new (a hand passed), or an arm still across the window's outer ring (a player holding the
@@ -60,7 +59,7 @@ from .appearance import ScorerConfig, TerrainScorer
 from .diff import Look
 from .doubts import Doubt, Doubts
 from .figures import Figures
-from .motion import Motion, MotionConfig, MotionGate, StillView
+from .motion import Motion, MotionConfig, MotionGate
 from .observations import Amend, Commit, Drawn, Observation, PlayedOn, Question, Warning
 from .reading import Pending, TileReading
 from .rectify import Board, Rectifier
@@ -313,7 +312,6 @@ class Tracker(TileReading, Doubts, Repairs, Figures, Seeing):
         if hasattr(self.scorer, "players"):
             self.scorer.players = [p.colour for p in game.players]
         self.gate = MotionGate(self.config.motion)
-        self.still_view = StillView(self.config.motion)
         self.clock = clock
         self.state = State.WAITING_FOR_START
         self.status = "waiting for the start tile"
@@ -384,8 +382,8 @@ class Tracker(TileReading, Doubts, Repairs, Figures, Seeing):
     # --- the loop ---------------------------------------------------------------------------
     def feed(self, frame: np.ndarray | None) -> list[Observation]:
         self._out = []
+        self._frame = frame
         motion = self.gate.update(frame)
-        self._frame = self.still_view.update(frame, motion)
         if motion is Motion.COVERED:
             self.status = "the camera is covered or sees nothing"
         self._sync_game()
@@ -439,8 +437,6 @@ class Tracker(TileReading, Doubts, Repairs, Figures, Seeing):
             # frames of a slow camera): read again when the view drifted from the last reading
             thumb = self.gate.previous
             if self.gate.settled and thumb is not None and self._drifted(thumb):
-                # the view changed since the still frames were averaged: read it as it is now
-                self._frame = self.still_view.restart()
                 self.settled_at = self.clock()
                 return S.DECODING
             return S.WATCHING

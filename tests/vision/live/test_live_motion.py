@@ -1,6 +1,6 @@
 import numpy as np
 
-from meeplecam.vision.live.motion import Motion, MotionConfig, MotionGate, StillView
+from meeplecam.vision.live.motion import Motion, MotionConfig, MotionGate
 
 
 def _table(seed=0):
@@ -49,44 +49,3 @@ def test_covered_or_empty_frames():
     assert gate.update(None) is Motion.COVERED
     assert gate.update(np.zeros((0, 0, 3), np.uint8)) is Motion.COVERED
     assert not gate.settled
-
-
-def _noisy(clean, seed, sd=6.0):
-    noise = np.random.default_rng(seed).normal(0, sd, clean.shape)
-    return np.clip(clean + noise, 0, 255).astype(np.uint8)
-
-
-def test_the_settled_view_is_the_mean_of_the_still_frames_that_settled_it():
-    config = MotionConfig(settle_frames=16)
-    gate, view = MotionGate(config), StillView(config)
-    clean = _table()
-    frames = [_noisy(clean, seed) for seed in range(20)]
-    views = [view.update(frame, gate.update(frame)) for frame in frames]
-    assert gate.settled
-    error = np.abs(views[-1].astype(float) - clean).mean()
-    alone = np.abs(frames[-1].astype(float) - clean).mean()
-    assert error < alone / 3  # 16 frames: the noise down by four
-    assert views[5] is frames[5]  # before the table settles, the frame itself
-
-
-def test_motion_or_a_restart_starts_the_mean_again():
-    config = MotionConfig(settle_frames=2)
-    gate, view = MotionGate(config), StillView(config)
-    table = _table()
-    for _ in range(3):
-        settled = view.update(table, gate.update(table))
-    assert np.array_equal(settled, table)  # identical views average to themselves
-    hand = table.copy()
-    hand[300:450, 500:650] = (120, 160, 215)
-    assert view.update(hand, gate.update(hand)) is hand
-    moved = table.copy()
-    moved[250:300, 350:400] = (40, 110, 60)  # a change too small for the gate
-    view.update(moved, Motion.STILL)
-    assert view.restart() is moved  # the view as it is now
-
-
-def test_averaging_can_be_turned_off():
-    config = MotionConfig(settle_frames=2, average_still=False)
-    view = StillView(config)
-    frames = [_noisy(_table(), seed) for seed in range(3)]
-    assert all(view.update(frame, Motion.STILL) is frame for frame in frames)
