@@ -10,6 +10,9 @@ hands ``--hands`` seconds, mp4v), to be read as a user reads a recording::
     meeplecam replay /tmp/film/09500.mp4 --players red,yellow --tileset base --json > read.json
     python bench/film.py --compare /tmp/e/c720a/game-09500 read.json
 
+``--noise 6 --codec MJPG`` (write an ``.avi``) films it as a webcam in MJPG mode sends it:
+every frame its own JPEG, with sensor noise of its own (mp4v's predicted frames carry none).
+
 Nothing here is a test.
 """
 
