@@ -24,8 +24,9 @@ anything else is logged and the state is kept, never a crash):
   picture alone was in doubt (or that a tile the rules forbid fits only a little better) is
   taken for now: nothing is learned from it until it is read again, after each later turn,
   clearly (it is then learned from, or amended), and it becomes a question about that turn
-  once it has waited ``defer_turns`` turns (a doubt between pennant twins waits for the
-  game's end instead, or for the figure over the shield to leave when its city is scored; its
+  once it has waited ``defer_turns`` turns (a doubt between readings with the same sides,
+  which no tile laid against it can settle, waits for the game's end instead: pennant twins,
+  or the figure over the shield to leave when its city is scored; U and WI6, X and WI7; its
   follower, if it stood between two spots, is asked about once the tile is sure). A question
   left open while the table settles with the next tile laid -> its best option, taken for now
   (:class:`PlayedOn`; nothing learned from it), and the next tile is read once it is applied.
