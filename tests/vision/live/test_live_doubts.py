@@ -205,7 +205,7 @@ def test_a_sure_tile_with_its_follower_between_two_spots_is_asked_at_once(drawn_
     assert any(obs.doubts == ("the follower's spot",) for obs in at_once)
 
 
-def _twin_close(tracker, monkeypatch, tile_id: str, twin_id: str, rotation: int) -> None:
+def _looking_alike(tracker, monkeypatch, tile_id: str, twin_id: str, rotation: int) -> None:
     """Wherever the picture looks most like ``tile_id`` or ``twin_id`` (its pennant twin, or
     another type with its sides) turned ``rotation``, the two look just as much like it and
     everything else far less: the picture can never tell them apart."""
@@ -227,13 +227,13 @@ def _twin_close(tracker, monkeypatch, tile_id: str, twin_id: str, rotation: int)
 
 def _twins_played(drawn_game, drawn_frames, monkeypatch, visible):
     """The drawn game played with its first tile, an S, looking just like its twin T
-    (:func:`_twin_close`), waiting two turns at most, and the two differing in ``visible(tracker)``
+    (:func:`_looking_alike`), waiting two turns at most, and the two differing in ``visible(tracker)``
     pixels the camera sees: (the tracker, the first turn, every observation)."""
     first = drawn_game.game.log[0]
     assert first.tile == "S"
     config = TrackerConfig(defer_turns=2)
     tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
-    _twin_close(tracker, monkeypatch, "S", "T", first.rotation)
+    _looking_alike(tracker, monkeypatch, "S", "T", first.rotation)
     monkeypatch.setattr(tracker, "_visible_difference", lambda *args: visible(tracker))
     return tracker, first, _played(tracker, drawn_frames)
 
@@ -293,7 +293,7 @@ def test_readings_with_the_same_sides_wait_for_the_game_s_end_and_are_asked_then
     assert second.tile == "WI8"
     config = TrackerConfig(defer_turns=2)
     tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
-    _twin_close(tracker, monkeypatch, "WI8", "A", second.rotation)
+    _looking_alike(tracker, monkeypatch, "WI8", "A", second.rotation)
     seen = _played(tracker, drawn_frames)
     assert not any(isinstance(obs, Question) and obs.turn == 1 for obs in seen)
     assert not tracker.doubtful[second.cell].twins  # no shields: the reading over does not decide
