@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from meeplecam.vision.errors import TableNotLocated
-from meeplecam.vision.table import locate_table
+from meeplecam.vision.errors import CameraCovered, TableNotLocated
+from meeplecam.vision.table import locate_table, something_in_view
 
 from .errors import CalibrationError
 
@@ -40,7 +40,10 @@ class Surface:
 def segment(frame: np.ndarray) -> Surface:
     h, w = frame.shape[:2]
     try:
+        something_in_view(frame)
         located = locate_table(frame)
+    except CameraCovered as exc:
+        raise CalibrationError(str(exc)) from None
     except TableNotLocated as exc:
         raise CalibrationError(
             f"{exc}: click the table's four corners or lay the printed corner markers"

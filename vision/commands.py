@@ -89,7 +89,7 @@ def run_model(args: argparse.Namespace) -> int:
 def run_scan(args: argparse.Namespace) -> int:
     from meeplecam.engine import TileDefinitionError, TileSetError
 
-    from .errors import NoTiles, VisionError
+    from .errors import CameraCovered, NoTiles, VisionError
     from .model import build_from_folder, load_model, model_from_profile
     from .scan import Scanner, read_image
 
@@ -106,6 +106,9 @@ def run_scan(args: argparse.Namespace) -> int:
         result = Scanner(tileset, model).scan(image, args.debug)
     except NoTiles as exc:
         print(f"meeplecam scan: {args.image}: empty table: {exc}", file=sys.stderr)
+        return 1
+    except CameraCovered as exc:
+        print(f"meeplecam scan: {args.image}: {exc}", file=sys.stderr)
         return 1
     except (VisionError, TileSetError, TileDefinitionError) as exc:
         print(f"meeplecam scan: {exc}", file=sys.stderr)

@@ -19,6 +19,10 @@ class GridNotFound(VisionError):
     """No regular grid of square tiles was found on the table."""
 
 
+class CameraCovered(VisionError):
+    """The picture shows nothing: black, or one flat colour (a covered lens, a lens cap)."""
+
+
 class NoTiles(VisionError):
     """The table was found but holds no tiles."""
 

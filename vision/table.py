@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .blank import shows_nothing
 from .config import settings, work_width
-from .errors import NoTiles, TableNotLocated
+from .errors import CameraCovered, NoTiles, TableNotLocated
 
 
 @dataclass
@@ -74,10 +75,21 @@ def _quad(contour: np.ndarray, eps: float) -> np.ndarray:
     return cv2.boxPoints(rect).astype(np.float64)
 
 
+def something_in_view(image: np.ndarray) -> None:
+    """Raises :class:`CameraCovered` where ``image`` (BGR or grey) shows nothing at all."""
+    if shows_nothing(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image):
+        raise CameraCovered(
+            "the picture shows nothing (black, or one flat colour): is the camera covered, or "
+            "its lens cap on?"
+        )
+
+
 def detect(image: np.ndarray) -> Table:
-    """Find the table and the tiles on it; raises :class:`NoTiles` for an empty table."""
+    """Find the table and the tiles on it; raises :class:`CameraCovered` for a picture of
+    nothing and :class:`NoTiles` for an empty table."""
     cfg = settings("table")
     work, scale = to_work(image)
+    something_in_view(work)
     h, w = work.shape[:2]
     mask = tile_colour_mask(work, cfg)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)

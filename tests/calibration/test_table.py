@@ -379,3 +379,11 @@ def test_a_start_tile_whose_city_edge_the_table_hides_is_laid_where_it_lies(size
     assert np.abs(found - true).max() > 0.2 * side  # the edge the table hides
     start = ProfileRectifier(result.profile.scale, size).cell_corners(0, 0)
     assert np.abs(start - true).max() < 0.05 * side
+
+
+def test_a_covered_camera_is_said_to_be_covered_not_a_table_to_click():
+    from meeplecam.calibration.surface import segment
+
+    with pytest.raises(CalibrationError, match="camera covered") as caught:
+        segment(np.zeros((720, 1280, 3), np.uint8))
+    assert "four corners" not in str(caught.value)

@@ -107,6 +107,17 @@ def test_empty_table_message(capsys, tmp_path):
     assert "empty table" in err and "no tiles" in err
 
 
+@pytest.mark.parametrize("level", [0, 128], ids=["black", "one flat grey"])
+def test_a_picture_of_nothing_is_a_covered_camera_not_an_empty_table(capsys, tmp_path, level):
+    import cv2
+
+    nothing = tmp_path / "nothing.png"
+    cv2.imwrite(str(nothing), np.full((720, 1280, 3), level, np.uint8))
+    assert cli.main(["scan", str(nothing)]) == 1
+    err = capsys.readouterr().err
+    assert str(nothing) in err and "camera covered" in err and "empty table" not in err
+
+
 def test_bad_model_file(capsys, tmp_path):
     bad = tmp_path / "m.json"
     bad.write_text('{"format": "something else"}')

@@ -14,6 +14,8 @@ from enum import StrEnum
 
 import numpy as np
 
+from ..blank import COVERED_MEAN, COVERED_SD, shows_nothing
+
 SETTLE_S = 0.8  # at camera rate, still this long makes the table settled: a hand may hold a
 # tile still above the board for a moment
 CAMERA_RATE_FPS = 15.0  # from this frame rate on a recording is film; below, a series of views
@@ -40,8 +42,8 @@ class MotionConfig:
     pixel_threshold: int = 18  # grey levels a pixel must change by to count
     moving_fraction: float = 0.001  # part of the thumbnail that must change to call it motion
     settle_frames: int = 2  # still frames in a row that make the table settled (live: ~0.3 s)
-    covered_std: float = 6.0  # a thumbnail flatter than this (grey level sd) is covered
-    covered_dark: float = 12.0  # ... or darker than this on average
+    covered_std: float = COVERED_SD  # a thumbnail flatter than this (grey level sd) is covered
+    covered_dark: float = COVERED_MEAN  # ... or darker than this on average
 
 
 class MotionGate:
@@ -79,8 +81,7 @@ class MotionGate:
             self.last = Motion.COVERED
             return self.last
         grey = self.thumbnail(frame)
-        mean, sd = cv2.meanStdDev(grey)
-        if float(sd[0, 0]) < cfg.covered_std or float(mean[0, 0]) < cfg.covered_dark:
+        if shows_nothing(grey, cfg.covered_std, cfg.covered_dark):
             self.reset()
             self.last = Motion.COVERED
             return self.last
