@@ -480,7 +480,7 @@ def _play_with_players(
     called with the tracker before the first frame (another bench's probes)."""
     from meeplecam.engine import Discard, Turn
     from meeplecam.engine.record import event_to_dict, parse_event
-    from meeplecam.vision.live.observations import Amend, Commit, Question, Warning
+    from meeplecam.vision.live.observations import Amend, Commit, PlayArea, Question, Warning
     from meeplecam.vision.live.rectify import from_detection
     from meeplecam.vision.live.replay import _same
     from meeplecam.vision.live.tracker import Tracker
@@ -520,6 +520,9 @@ def _play_with_players(
             if isinstance(obs, Warning):
                 tally["warnings"] += 1
                 mistakes.append({"warning": obs.text})
+                continue
+            if isinstance(obs, PlayArea):  # the page sets the play area the table's edge gives
+                game.set_table(obs.bounds)
                 continue
             if isinstance(obs, Amend):
                 tally["amends"] += 1

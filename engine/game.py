@@ -7,7 +7,7 @@ The game is its event log. ``apply`` checks an event completely and either appli
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .board import Board, Cell, Feature, Follower, Placement
 from .scoring import CATEGORIES, Options, category, end_of_game, feature_points, majority
@@ -235,6 +235,14 @@ class Game:
         in where it was played) and replay it. Raises IllegalTurn, leaving the game unchanged,
         if the new log is not legal."""
         self._restore(list(events))
+
+    def set_table(self, table) -> None:
+        """The play area (a :class:`~.board.Bounds`, or None: unbounded) changed, as when the
+        camera found the table's edge: the log is replayed within it. Raises IllegalTurn,
+        leaving the game unchanged, if a tile already laid lies outside."""
+        options = replace(self.options, table=table)
+        game = Game.start(self.tileset, self.players, options, self.start_turn, self.log)
+        self.__dict__.update(game.__dict__)
 
     def replayed(self, events: Iterable[Event]) -> Game:
         """A new game from this one's start (tile set, players, options, start tile) with

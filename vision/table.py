@@ -190,6 +190,7 @@ class StartTile:
     table: np.ndarray  # 4 x 2 table corners (image px, clockwise from the top-left)
     corners: np.ndarray  # 4 x 2 tile corners (image px, clockwise from the top-left), sub-pixel
     candidates: int  # how many tile-sized square things were seen on the table
+    edge_seen: bool = True  # ``table`` is the table's edge, not the frame standing in for it
 
 
 @dataclass
@@ -672,9 +673,12 @@ def find_start_tile(frame: np.ndarray) -> StartTile:
         outlines = [whole]
     for corners in outlines:
         try:
-            return _start_tile_within(frame, corners)
+            found = _start_tile_within(frame, corners)
         except NoTiles as exc:
             missed = exc
+            continue
+        found.edge_seen = corners is not whole
+        return found
     raise missed
 
 

@@ -63,9 +63,11 @@ def render_board(
     ys = [c[1] for c in cells] or [0]
     min_x, max_x, min_y, max_y = min(xs), max(xs), min(ys), max(ys)
     if board.bounds is not None:
+        # the table's edge in view where the board comes near it (a whole table would shrink
+        # a young board on a phone: zoom out to see it all)
         b = board.bounds
-        min_x, max_x = min(min_x, b.min_x), max(max_x, b.max_x)
-        min_y, max_y = min(min_y, b.min_y), max(max_y, b.max_y)
+        min_x, max_x = min(min_x, max(b.min_x, min_x - 1)), max(max_x, min(b.max_x, max_x + 1))
+        min_y, max_y = min(min_y, max(b.min_y, min_y - 1)), max(max_y, min(b.max_y, max_y + 1))
     pad = 0.3
     vb = (
         (min_x - pad) * T,

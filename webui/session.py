@@ -256,6 +256,20 @@ class GameSession:
                 asked[-1].turn = len(self.game.log) - 1
                 self._changed(save=False)
 
+    def play_area(self, bounds) -> None:
+        """The camera found the table's edge: the game's play area (``Bounds``), unless the
+        players set one. Raises IllegalTurn (game unchanged) if a tile laid lies outside."""
+        with self.lock:
+            if self.game.options.table is not None:
+                return
+            self.game.set_table(bounds)
+            self._note(
+                "table",
+                f"the play area is the table: columns {bounds.min_x} to {bounds.max_x}, "
+                f"rows {bounds.min_y} to {bounds.max_y}",
+            )
+            self._changed()
+
     def warn(self, text: str, image=None) -> None:
         with self.lock:
             self.notices.append(Notice(next(self._ids), text, "warning", encode_image(image)))

@@ -2,7 +2,16 @@
 
 import pytest
 
-from meeplecam.engine import Correction, Game, IllegalTurn, Player, Turn, corrections, find_tileset
+from meeplecam.engine import (
+    Bounds,
+    Correction,
+    Game,
+    IllegalTurn,
+    Player,
+    Turn,
+    corrections,
+    find_tileset,
+)
 
 
 def _two_twins_laid() -> Game:
@@ -83,3 +92,22 @@ def test_a_follower_read_over_says_where_it_stands_or_that_it_went():
     assert added.describe() == "R at (0,-2) rotation 90, follower on C (was none)"
     (gone,) = corrections([game.log[0], with_follower], game.log)
     assert gone.describe() == "R at (0,-2) rotation 90, no follower (was one on C)"
+
+
+def test_the_table_s_edge_found_later_bounds_the_game_played_so_far():
+    game = _two_twins_laid()
+    below_the_start = Turn("E", 0, 1, 90)  # legal on an endless table
+    game.replayed([*game.log, below_the_start])
+    game.set_table(Bounds(-2, 2, -3, 0))  # the table's edge runs along the start tile
+    assert game.options.table == Bounds(-2, 2, -3, 0)
+    assert [e.tile for e in game.log] == ["Q", "R"]  # the log replayed within it
+    assert (0, 1) not in game.board.frontier
+    with pytest.raises(IllegalTurn):
+        game.apply(below_the_start)
+
+
+def test_a_table_s_edge_that_leaves_a_tile_off_the_table_is_refused():
+    game = _two_twins_laid()
+    with pytest.raises(IllegalTurn):
+        game.set_table(Bounds(-2, 2, -1, 1))  # the R lies at (0, -2)
+    assert game.options.table is None and [e.tile for e in game.log] == ["Q", "R"]

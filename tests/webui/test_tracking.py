@@ -238,3 +238,29 @@ def test_the_live_feed_tells_the_page_where_the_drawn_tile_spot_is(tmp_path):
     feed = LiveFeed(session, None, Rectifier(np.eye(3)), config, settle_s=None)
     feed.step(np.zeros((540, 960, 3), np.uint8))
     assert session.state()["drawn_spot"] == [0, 8]
+
+
+def test_the_table_s_edge_the_camera_finds_is_the_saved_game_s_play_area(tmp_path):
+    import json
+
+    from meeplecam.vision.live.feed import LiveFeed
+    from meeplecam.vision.live.rectify import Rectifier
+
+    drawn = live.DrawnGame(seed=5, max_turns=4, config=live.DrawnConfig(frame_size=(960, 540)))
+
+    def locate(frame):  # the grid, and a table whose edge runs 4 cells around the start tile
+        rectifier = Rectifier(drawn.grid_to_image)
+        rectifier.table_edge = rectifier.to_image([(-4, -4), (5, -4), (5, 5), (-4, 5)])
+        return rectifier
+
+    truth = drawn.game
+    record = tmp_path / "game.json"
+    session = GameSession(Game.start(truth.tileset, truth.players, truth.options), record)
+    feed = LiveFeed(session, None, None, locate=locate, settle_s=None)
+    for frame, _ in drawn.frames():
+        feed.step(frame)
+        _answer_all(session)
+    table = {"min_x": -4, "max_x": 4, "min_y": -4, "max_y": 4}
+    assert json.loads(record.read_text())["options"]["table"] == table
+    assert any("play area" in n.text for n in session.notices)
+    assert session.game.log  # the game went on within it

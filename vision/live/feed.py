@@ -31,7 +31,7 @@ from meeplecam.engine import IllegalTurn
 
 from .heap import release_freed_memory, steady_heap
 from .motion import SETTLE_S
-from .observations import Amend, Commit, Drawn, Kept, PlayedOn, Question, Warning
+from .observations import Amend, Commit, Drawn, Kept, PlayArea, PlayedOn, Question, Warning
 from .tracker import Tracker, TrackerConfig
 
 log = logging.getLogger(__name__)
@@ -234,6 +234,8 @@ class LiveFeed:
                 self.sink.play_on(obs.turn)
             elif isinstance(obs, Kept) and getattr(self.sink, "kept", None) is not None:
                 self.sink.kept(obs.index)
+            elif isinstance(obs, PlayArea) and getattr(self.sink, "play_area", None) is not None:
+                self.sink.play_area(obs.bounds)
         except IllegalTurn as exc:  # the engine decides: a refused reading becomes a warning
             self.sink.warn(
                 f"the rules refuse what the camera read: {exc}", getattr(obs, "crop", None)

@@ -19,6 +19,8 @@ A consumer (``meeplecam replay``, the web session) receives these from :meth:`Tr
 - :class:`PlayedOn`: the players laid another tile with a question still open; the consumer
   applies ``turn`` (the question's best option) for now, and keeps the question open as a
   correction of that turn.
+- :class:`PlayArea`: the table's edge found, as cells: the consumer sets the game's play area
+  (``Game.set_table``), unless the players set one.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from meeplecam.engine import Turn
+from meeplecam.engine import Bounds, Turn
 
 
 @dataclass(frozen=True)
@@ -120,8 +122,17 @@ class Kept:
     index: int
 
 
+@dataclass(frozen=True)
+class PlayArea:
+    """The table's edge as the camera found it, in cells: the play area the rules should
+    enforce (``engine.Bounds``), so that the hints name no cell off the table. Said once, when
+    the table is found with the start tile and the game has no play area yet."""
+
+    bounds: Bounds
+
+
 TableWarning = Warning
-Observation = Commit | Question | Warning | Amend | Drawn | PlayedOn | Kept
+Observation = Commit | Question | Warning | Amend | Drawn | PlayedOn | Kept | PlayArea
 
 __all__ = [
     "Amend",
@@ -129,6 +140,7 @@ __all__ = [
     "Drawn",
     "Kept",
     "Observation",
+    "PlayArea",
     "PlayedOn",
     "Question",
     "TableWarning",

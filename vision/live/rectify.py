@@ -17,6 +17,7 @@ from functools import cached_property
 
 import numpy as np
 
+from meeplecam.engine import Bounds
 from meeplecam.vision.table import apply_homography as _apply
 
 # focal lengths (in frame widths) a camera over a table can have: a phone's ultra-wide is
@@ -56,6 +57,9 @@ class Board:
 
 class Rectifier:
     """Frame -> top-down board image, from a grid-to-image homography."""
+
+    # the table's edge (image px, 4 x 2) where the camera found it with the start tile
+    table_edge: np.ndarray | None = None
 
     def __init__(self, grid_to_image: np.ndarray, cell_px: int = 48, frame_size=None):
         self.grid_to_image = np.asarray(grid_to_image, np.float64).reshape(3, 3)
@@ -224,7 +228,10 @@ def profile_locator(path, cell_px: int = 48):
 
     def locate(frame: np.ndarray) -> Rectifier:
         h, w = frame.shape[:2]
-        return ProfileRectifier(prof.scale, (w, h), cell_px)
+        rectifier = ProfileRectifier(prof.scale, (w, h), cell_px)
+        if prof.table is not None:
+            rectifier.table_edge = np.asarray(prof.table.pixels(w, h), np.float64)
+        return rectifier
 
     return locate, colours
 
@@ -339,35 +346,50 @@ def from_detection(frame: np.ndarray, cell_px: int = 48) -> Rectifier:
     found = table_stage.find_start_tile(frame)
     h, w = frame.shape[:2]
     hom = start_tile_homography(found.table, found.corners, (w, h))
-    return Rectifier(hom, cell_px, (w, h))
+    rectifier = Rectifier(hom, cell_px, (w, h))
+    rectifier.table_edge = _table_edge(found, (w, h))
+    return rectifier
+
+
+def play_area(rectifier: Rectifier, table_edge, laid, reach: int = 60) -> Bounds | None:
+    """The play area in cells: the smallest bounds holding every cell within ``reach`` of the
+    start tile that lies on the table (``table_edge``: its corners, image px, 4 x 2) at its
+    middle or at one of the four points a quarter of a tile in from its corners, as the grid
+    maps them. A tile laid on the table, even hanging half over its edge, then lies in it with
+    the edge found a third of a tile off; what the rules forbid is off the table. The bounds
+    are a rectangle of cells, so a board laid askew gets the cells around it that fit. None
+    when the edge holds no cell or not every tile ``laid`` (cells) as the camera read them:
+    it is then no edge of this board."""
+    import cv2
+
+    span = np.arange(-reach, reach + 1)
+    xs, ys = np.meshgrid(span, span)
+    cells = np.c_[xs.ravel(), ys.ravel()]
+    edge = np.asarray(table_edge, np.float32).reshape(-1, 1, 2)
+    on_table = np.zeros(len(cells), bool)
+    for dx, dy in ((0.5, 0.5), (0.25, 0.25), (0.75, 0.25), (0.75, 0.75), (0.25, 0.75)):
+        points = rectifier.to_image(cells + np.array([dx, dy]))
+        on_table |= [
+            bool(np.isfinite(u) and cv2.pointPolygonTest(edge, (float(u), float(v)), False) > 0)
+            for u, v in points
+        ]
+    inside = cells[on_table]
+    if not len(inside):
+        return None
+    (x0, y0), (x1, y1) = inside.min(axis=0), inside.max(axis=0)
+    bounds = Bounds(int(x0), int(x1), int(y0), int(y1))
+    return bounds if all(cell in bounds for cell in laid) else None
 
 
 def start_tile_homography(table_px, tile_px, size, tile_mm: float = 45.0, gap_mm: float = GAP_MM):
     """Grid -> image homography from the table outline and the start tile's corners (both image
     px, clockwise from the top-left): the tile's top side is north."""
-    import cv2
-
-    from meeplecam.vision.table import rectangle_aspect, sure_aspect
-
-    table_px = np.asarray(table_px, np.float64).reshape(4, 2)
     tile_px = np.asarray(tile_px, np.float64).reshape(4, 2)
-    unit = np.float32([[0, 0], [1000, 0], [1000, 1000], [0, 1000]])
-    h_unit = cv2.getPerspectiveTransform(np.float32(table_px), unit).astype(np.float64)
-    c = _apply(h_unit, tile_px)
-    e1 = ((c[1] - c[0]) + (c[2] - c[3])) / 2
-    e2 = ((c[3] - c[0]) + (c[2] - c[1])) / 2
-    # a square of side t turned by a under diag(sx, sy): e1 = t (sx cos a, sy sin a),
-    # e2 = t (-sx sin a, sy cos a), so |(e1x, e2x)| = t sx and |(e1y, e2y)| = t sy
-    sx = np.hypot(e1[0], e2[0]) / tile_mm
-    sy = np.hypot(e1[1], e2[1]) / tile_mm
-    aspect = rectangle_aspect(table_px, size)
-    if aspect is not None and sure_aspect(table_px, size) is None:
-        aspect = sy / sx  # the outline tells its perspective but not its proportions: the tile's
-    if aspect is None or abs((sy / sx) / aspect - 1) > 0.15:
+    h_unit, sx, sy, aspect = _outline_perspective(table_px, tile_px, size, tile_mm)
+    if aspect is None:
         # The outline is no rectangle under a plausible camera (a shadow or the floor cut into
         # it): its perspective would mislead more than it helps. The tile alone, as an affine
         # map (no perspective over the few cells around it), until refine() sees more tiles.
-        h_unit = np.eye(3)
         c = tile_px
         e1 = ((c[1] - c[0]) + (c[2] - c[3])) / 2
         e2 = ((c[3] - c[0]) + (c[2] - c[1])) / 2
@@ -401,6 +423,45 @@ def start_tile_homography(table_px, tile_px, size, tile_mm: float = 45.0, gap_mm
     )
     hom = np.linalg.inv(to_mm) @ grid_to_mm
     return hom / hom[2, 2]
+
+
+def _outline_perspective(table_px, tile_px, size, tile_mm: float = 45.0):
+    """(table px -> a 1000-unit square, the tile's units per mm along x and y there, the
+    table's aspect): the aspect is None where the outline is no rectangle under a plausible
+    camera, or one whose proportions disagree with the tile's."""
+    import cv2
+
+    from meeplecam.vision.table import rectangle_aspect, sure_aspect
+
+    table_px = np.asarray(table_px, np.float64).reshape(4, 2)
+    unit = np.float32([[0, 0], [1000, 0], [1000, 1000], [0, 1000]])
+    h_unit = cv2.getPerspectiveTransform(np.float32(table_px), unit).astype(np.float64)
+    c = _apply(h_unit, np.asarray(tile_px, np.float64).reshape(4, 2))
+    e1 = ((c[1] - c[0]) + (c[2] - c[3])) / 2
+    e2 = ((c[3] - c[0]) + (c[2] - c[1])) / 2
+    # a square of side t turned by a under diag(sx, sy): e1 = t (sx cos a, sy sin a),
+    # e2 = t (-sx sin a, sy cos a), so |(e1x, e2x)| = t sx and |(e1y, e2y)| = t sy
+    sx = np.hypot(e1[0], e2[0]) / tile_mm
+    sy = np.hypot(e1[1], e2[1]) / tile_mm
+    aspect = rectangle_aspect(table_px, size)
+    if aspect is not None and sure_aspect(table_px, size) is None:
+        aspect = sy / sx  # the outline tells its perspective but not its proportions: the tile's
+    if aspect is None or abs((sy / sx) / aspect - 1) > 0.15:
+        return h_unit, sx, sy, None
+    return h_unit, sx, sy, aspect
+
+
+def _table_edge(found, size) -> np.ndarray | None:
+    """The table's edge of ``found`` (a ``table.StartTile``) where it is one: the table found,
+    not the frame standing in; wholly in view (a side cut by the frame's border is the frame's);
+    and an outline the grid's perspective was taken from (``_outline_perspective``)."""
+    w, h = size
+    margin = 0.01 * min(w, h)
+    corners = np.asarray(found.table, np.float64).reshape(4, 2)
+    in_view = (corners >= margin).all() and (corners <= (w - 1 - margin, h - 1 - margin)).all()
+    if not (found.edge_seen and in_view):
+        return None
+    return corners if _outline_perspective(corners, found.corners, size)[3] else None
 
 
 class CorrectedRectifier(MappedRectifier):

@@ -32,7 +32,7 @@ from meeplecam.engine import (
 
 from .heap import steady_heap
 from .motion import settle_frames_at
-from .observations import Amend, Commit, Drawn, Kept, PlayedOn, Question, Warning
+from .observations import Amend, Commit, Drawn, Kept, PlayArea, PlayedOn, Question, Warning
 from .rectify import Rectifier, from_detection, from_truth, profile_locator
 from .sources import FolderSource, FrameSource, natural_key, open_source
 from .tracker import Tracker, TrackerConfig
@@ -208,6 +208,12 @@ def _explain_silence(tracker: Tracker, result: ReplayResult) -> None:
 
 def _handle(obs, game: Game, result: ReplayResult) -> None:
     if isinstance(obs, Kept):  # the game stays as it is
+        return
+    if isinstance(obs, PlayArea):
+        try:
+            game.set_table(obs.bounds)
+        except IllegalTurn as exc:
+            result.warnings.append(f"the table's edge leaves a tile off the table: {exc}")
         return
     if isinstance(obs, Drawn):
         if obs.tile is not None:

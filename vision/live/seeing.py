@@ -405,6 +405,14 @@ class Seeing:
         if ch.altered:
             return f"a placed tile changed or was taken away at {cells(ch.altered)}"
         if ch.illegal:
+            board = self.game.board
+            off = [c for c in ch.illegal if not board.in_bounds(c)]
+            if off and any(n in board.tiles for c in off for n in neighbours(c)):
+                b = board.bounds
+                return (
+                    f"a tile at {cells(off)}, beyond the table's edge (the play area is columns "
+                    f"{b.min_x} to {b.max_x}, rows {b.min_y} to {b.max_y})"
+                )
             return f"a tile at {cells(ch.illegal)}, where no tile may lie (not next to the board)"
         if len(ch.new_tiles) > 1:
             return f"{len(ch.new_tiles)} new tiles at once at {cells(ch.new_tiles)}: one per turn"

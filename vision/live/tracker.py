@@ -61,9 +61,18 @@ from .diff import Look
 from .doubts import Doubt, Doubts
 from .figures import Figures
 from .motion import Motion, MotionConfig, MotionGate
-from .observations import Amend, Commit, Drawn, Observation, PlayedOn, Question, Warning
+from .observations import (
+    Amend,
+    Commit,
+    Drawn,
+    Observation,
+    PlayArea,
+    PlayedOn,
+    Question,
+    Warning,
+)
 from .reading import Pending, TileReading
-from .rectify import Board, Rectifier
+from .rectify import Board, Rectifier, play_area
 from .repairs import Repairs
 from .seeing import Changes, Seeing, neighbours
 from .spot import DrawnTileSpot, ranked_types
@@ -419,6 +428,9 @@ class Tracker(TileReading, Doubts, Repairs, Figures, Seeing):
             except ValueError as exc:
                 self.status = f"show the start tile: {exc}"
                 return S.WAITING_FOR_START
+            area = self._play_area()
+            if area is not None:
+                self._out.append(PlayArea(area))
         board = self._board()
         self._set_baseline(board)
         self._read_drawn_spot()  # its first look is the spot empty
@@ -431,6 +443,14 @@ class Tracker(TileReading, Doubts, Repairs, Figures, Seeing):
         self.known_log = len(self.game.log)
         self.status = "watching"
         return S.WATCHING
+
+    def _play_area(self):
+        """The play area the table's edge gives, found with the start tile, when the game has
+        none yet (the players may set one by hand): ``Bounds`` or None."""
+        edge = self.rectifier.table_edge
+        if edge is None or self.game.options.table is not None:
+            return None
+        return play_area(self.rectifier, edge, list(self.game.board.tiles))
 
     def _watching(self, motion: Motion) -> State:
         if motion is Motion.STILL:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from meeplecam.vision.live.observations import Amend, Commit, Kept, Question, Warning
+from meeplecam.vision.live.observations import Amend, Commit, Kept, PlayArea, Question, Warning
 
 
 def watched(tracker, frames) -> list[str]:
@@ -23,6 +23,8 @@ def apply(game, obs, warnings: list[str] | None = None) -> None:
             warnings.append(obs.text)
     elif isinstance(obs, Kept):
         return  # the game stays as it is
+    elif isinstance(obs, PlayArea):
+        game.set_table(obs.bounds)
     elif isinstance(obs, Amend):
         game.replace(obs.index, obs.turn)
     elif isinstance(obs, Question) and obs.turn is not None:

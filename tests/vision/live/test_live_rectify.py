@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from cameras import camera_view
 
+from meeplecam.engine import Bounds
 from meeplecam.vision.live import rectify
 from meeplecam.vision.live.rectify import Rectifier
 
@@ -244,6 +245,7 @@ def test_a_band_of_the_tables_own_grain_is_not_taken_for_the_table():
     x0, y0 = np.round(corners.mean(axis=0) - 300).astype(int)
     view = frame[y0 : y0 + 600, x0 : x0 + 600]
     rect = rectify.from_detection(view)
+    assert rect.table_edge is None  # the frame's edge is no table's: no play area from it
     for cell in [(2, 2), (-2, -2), (2, -2)]:
         seen = rect.to_image([(cell[0] + 0.5, cell[1] + 0.5)])[0] + (x0, y0)
         assert np.abs(seen - _true_cell_centre(info, *cell)).max() < 4.0, (cell, seen)
@@ -265,3 +267,37 @@ def test_without_the_frame_size_a_figure_leans_north():
     rect = Rectifier(camera_view((-14.0, 1.0), 25.0, 0.0))
     assert rect.camera_foot is None
     assert rect.lean((0, 0)) == (0.0, -1.0)
+
+
+def test_the_play_area_is_the_cells_that_lie_on_the_table():
+    # cells 100 px wide, cell (0, 0) from (500, 300); the table from (200, 100) to (1000, 800)
+    rect = Rectifier(np.array([[100.0, 0, 500], [0, 100, 300], [0, 0, 1]]))
+    edge = [(200, 100), (1000, 100), (1000, 800), (200, 800)]
+    assert rectify.play_area(rect, edge, [(0, 0), (4, 4)]) == Bounds(-3, 4, -2, 4)
+    # a tile the camera read off that table: the edge is no edge of this board
+    assert rectify.play_area(rect, edge, [(0, 0), (5, 0)]) is None
+    # the west edge through column -3 (x 200 to 300): a tile there hanging a third over the
+    # edge is on the table, one hanging four fifths over is not
+    third = [(233, 100), (1000, 100), (1000, 800), (233, 800)]
+    assert rectify.play_area(rect, third, [(0, 0)]).min_x == -3
+    most = [(280, 100), (1000, 100), (1000, 800), (280, 800)]
+    assert rectify.play_area(rect, most, [(0, 0)]).min_x == -2
+
+
+def test_the_table_s_edge_found_with_the_start_tile_gives_the_play_area():
+    # the cells whose middle lies on the rendered table, from the table's and the start tile's
+    # corners in mm, against those found in the picture
+    frame, info = _start_view(3, "winter", None)
+    rect = rectify.from_detection(frame)
+    assert rect.table_edge is not None
+    found = rectify.play_area(rect, rect.table_edge, [(0, 0)])
+    c = np.array(info["tiles"][0]["corners_mm"], float)
+    east, south = (c[1] - c[0]) / 45.0, (c[3] - c[0]) / 45.0
+    pitch = 45.0 + rectify.GAP_MM
+    to_mm = np.array([[*(pitch * east), 0], [*(pitch * south), 0], [0, 0, 1]]).T
+    to_mm[:2, 2] = c.mean(axis=0) - pitch * (east + south) / 2
+    width, depth = info["table_mm"]
+    table_mm = [(0, 0), (width, 0), (width, depth), (0, depth)]
+    expected = rectify.play_area(Rectifier(to_mm), table_mm, [(0, 0)])
+    sides = ("min_x", "max_x", "min_y", "max_y")
+    assert all(abs(getattr(found, k) - getattr(expected, k)) <= 1 for k in sides), (found, expected)

@@ -457,3 +457,55 @@ def test_replay_debug_writes_every_kind_of_observation(fixture_folder, tmp_path,
     code = main(["replay", str(fixture_folder), "--players", "red,yellow", "--debug", str(run)])
     assert code == 0
     assert (run / "observations.txt").read_text().count("commit") >= 3
+
+
+def _locating_on(drawn_game, edge_cells):
+    """A ``locate`` that finds the drawn game's grid and a table whose edge runs through the
+    corners of cells ``edge_cells``, as the camera finds them with the start tile."""
+
+    def locate(frame):
+        rectifier = Rectifier(drawn_game.grid_to_image)
+        rectifier.table_edge = rectifier.to_image(edge_cells)
+        return rectifier
+
+    return locate
+
+
+def test_the_table_s_edge_found_with_the_start_tile_bounds_the_game(drawn_game, drawn_frames):
+    from meeplecam.vision.live.replay import replay
+
+    g = drawn_game.game
+    game = Game.start(g.tileset, g.players, g.options)
+    locate = _locating_on(drawn_game, [(-4, -5), (4, -5), (4, 6), (-4, 6)])
+    result = replay(drawn_frames, game, None, locate=locate)
+    record = result.record()
+    # the cells whose middle lies on that table
+    assert record["options"]["table"] == {"min_x": -4, "max_x": 3, "min_y": -5, "max_y": 5}
+    right, total, diffs = compare(drawn_game.expected(), record)
+    assert right >= total - 1, diffs
+
+
+def test_a_play_area_the_players_set_is_theirs(drawn_game, drawn_frames):
+    from dataclasses import replace
+
+    from meeplecam.engine import Bounds
+    from meeplecam.vision.live.replay import replay
+
+    g = drawn_game.game
+    theirs = Bounds(-9, 9, -9, 9)
+    game = Game.start(g.tileset, g.players, replace(g.options, table=theirs))
+    locate = _locating_on(drawn_game, [(-4, -5), (4, -5), (4, 6), (-4, 6)])
+    replay(drawn_frames[:40], game, None, locate=locate)
+    assert game.options.table == theirs
+
+
+def test_a_tile_laid_beyond_the_table_s_edge_is_a_warning_naming_the_edge(drawn_game, drawn_frames):
+    from meeplecam.vision.live.replay import replay
+
+    g = drawn_game.game
+    assert g.log[1].cell == (0, 1)  # the second tile, south of the start tile
+    game = Game.start(g.tileset, g.players, g.options)
+    locate = _locating_on(drawn_game, [(-3, -5), (4, -5), (4, 1), (-3, 1)])  # rows -5 to 0
+    result = replay(drawn_frames[:80], game, None, locate=locate)
+    assert game.options.table.max_y == 0
+    assert any("(0,1), beyond the table's edge" in w for w in result.warnings), result.warnings
