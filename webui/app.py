@@ -434,6 +434,11 @@ def create_app(config: Mapping[str, Any]) -> Flask:
             raise BadInput(str(exc)) from None
         return done("new game")
 
+    @app.post("/api/table/clear")
+    def clear_table():
+        game_session.clear_play_area()
+        return done("play area removed")
+
     @app.post("/api/end")
     def end():
         game_session.end_game()

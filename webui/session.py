@@ -270,6 +270,16 @@ class GameSession:
             )
             self._changed()
 
+    def clear_play_area(self) -> None:
+        """The host says the play area is wrong (a tile that lies on the table was refused as
+        beyond its edge): the game goes on with none."""
+        with self.lock:
+            if self.game.options.table is None:
+                return
+            self.game.set_table(None)
+            self._note("table", "the play area is removed: tiles may lie anywhere")
+            self._changed()
+
     def warn(self, text: str, image=None) -> None:
         with self.lock:
             self.notices.append(Notice(next(self._ids), text, "warning", encode_image(image)))

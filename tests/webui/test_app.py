@@ -25,7 +25,7 @@ def test_spectator_cannot_change_the_game(app, session):
     spectator = app.test_client()
     assert spectator.get("/").status_code == 200
     before = list(session.game.log)
-    for url in ("/api/undo", "/api/end", "/api/turns/1/delete", "/api/setup"):
+    for url in ("/api/undo", "/api/end", "/api/turns/1/delete", "/api/setup", "/api/table/clear"):
         response = spectator.post(url, json={})
         assert response.status_code == 403, url
         assert "host" in response.get_json()["error"]
@@ -600,3 +600,14 @@ def test_a_form_posted_without_javascript_carries_the_csrf_token(host, session):
     response = host.client.post("/api/end", data={"csrf_token": token})
     assert response.status_code == 302  # back to the page
     assert session.phase == "finished"
+
+
+def test_the_host_removes_a_play_area_that_refuses_a_tile_on_the_table(host, session):
+    from meeplecam.engine import Bounds
+
+    session.play_area(Bounds(-1, 1, -1, 1))  # the camera's edge, too tight
+    assert b"clear-table" in host.get("/").data
+    assert host.post("/api/table/clear").status_code == 200
+    assert session.game.options.table is None
+    assert read_record_file(session.record_path)["options"]["table"] is None
+    assert b"clear-table" not in host.get("/").data

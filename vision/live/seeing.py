@@ -411,7 +411,8 @@ class Seeing:
                 b = board.bounds
                 return (
                     f"a tile at {cells(off)}, beyond the table's edge (the play area is columns "
-                    f"{b.min_x} to {b.max_x}, rows {b.min_y} to {b.max_y})"
+                    f"{b.min_x} to {b.max_x}, rows {b.min_y} to {b.max_y}): if it lies on the "
+                    "table, the host removes the play area in Setup"
                 )
             return f"a tile at {cells(ch.illegal)}, where no tile may lie (not next to the board)"
         if len(ch.new_tiles) > 1:
