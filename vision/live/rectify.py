@@ -358,14 +358,18 @@ def play_area(rectifier: Rectifier, table_edge, laid, reach: int = 60) -> Bounds
     maps them. A tile laid on the table, even hanging half over its edge, then lies in it with
     the edge found a third of a tile off; what the rules forbid is off the table. The bounds
     are a rectangle of cells, so a board laid askew gets the cells around it that fit. None
-    when the edge holds no cell or not every tile ``laid`` (cells) as the camera read them:
-    it is then no edge of this board."""
+    when the table is not wholly in view (the frame's border cuts it), when the edge holds no
+    cell, reaches ``reach``, or leaves out a tile ``laid`` (cells) as the camera read them: it
+    is then no edge of this board."""
     import cv2
 
+    edge = np.asarray(table_edge, np.float64).reshape(-1, 2)
+    if rectifier.frame_size is not None and not _wholly_in_view(edge, rectifier.frame_size):
+        return None
     span = np.arange(-reach, reach + 1)
     xs, ys = np.meshgrid(span, span)
     cells = np.c_[xs.ravel(), ys.ravel()]
-    edge = np.asarray(table_edge, np.float32).reshape(-1, 1, 2)
+    edge = edge.astype(np.float32).reshape(-1, 1, 2)
     on_table = np.zeros(len(cells), bool)
     for dx, dy in ((0.5, 0.5), (0.25, 0.25), (0.75, 0.25), (0.75, 0.75), (0.25, 0.75)):
         points = rectifier.to_image(cells + np.array([dx, dy]))
@@ -377,6 +381,8 @@ def play_area(rectifier: Rectifier, table_edge, laid, reach: int = 60) -> Bounds
     if not len(inside):
         return None
     (x0, y0), (x1, y1) = inside.min(axis=0), inside.max(axis=0)
+    if -reach in (x0, y0) or reach in (x1, y1):
+        return None  # a table wider than any (a wrong edge)
     bounds = Bounds(int(x0), int(x1), int(y0), int(y1))
     return bounds if all(cell in bounds for cell in laid) else None
 
@@ -453,15 +459,21 @@ def _outline_perspective(table_px, tile_px, size, tile_mm: float = 45.0):
 
 def _table_edge(found, size) -> np.ndarray | None:
     """The table's edge of ``found`` (a ``table.StartTile``) where it is one: the table found,
-    not the frame standing in; wholly in view (a side cut by the frame's border is the frame's);
-    and an outline the grid's perspective was taken from (``_outline_perspective``)."""
+    not the frame standing in, and an outline the grid's perspective was taken from
+    (``_outline_perspective``)."""
+    corners = np.asarray(found.table, np.float64).reshape(4, 2)
+    if not found.edge_seen or _outline_perspective(corners, found.corners, size)[3] is None:
+        return None
+    return corners
+
+
+def _wholly_in_view(corners: np.ndarray, size) -> bool:
+    """Whether a table's corners (image px) all lie in a frame of ``size`` (w, h), 1 % of it
+    in from its border: a side the border cuts is the frame's, not the table's (and a lens
+    model folds points far outside the frame back into it)."""
     w, h = size
     margin = 0.01 * min(w, h)
-    corners = np.asarray(found.table, np.float64).reshape(4, 2)
-    in_view = (corners >= margin).all() and (corners <= (w - 1 - margin, h - 1 - margin)).all()
-    if not (found.edge_seen and in_view):
-        return None
-    return corners if _outline_perspective(corners, found.corners, size)[3] else None
+    return bool((corners >= margin).all() and (corners <= (w - 1 - margin, h - 1 - margin)).all())
 
 
 class CorrectedRectifier(MappedRectifier):

@@ -314,9 +314,12 @@ class SyntheticSource(FrameSource):
             {"x": c[0], "y": c[1], "corners_mm": np.asarray(scene.tile_corners_mm(c)).tolist()}
             for c in scene.poses
         ]
-        return CameraRectifier(
+        rectifier = CameraRectifier(
             fit_grid_to_mm(tiles), scene.camera.to_dict(), cell_px, tuple(scene.size)
         )
+        # the calibration this stands in for knows the table's edge too
+        rectifier.table_edge = scene.camera.project(scene.table_corners_mm())
+        return rectifier
 
     def close(self) -> None:
         release = getattr(self.inner, "release", None)

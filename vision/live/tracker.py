@@ -428,9 +428,9 @@ class Tracker(TileReading, Doubts, Repairs, Figures, Seeing):
             except ValueError as exc:
                 self.status = f"show the start tile: {exc}"
                 return S.WAITING_FOR_START
-            area = self._play_area()
-            if area is not None:
-                self._out.append(PlayArea(area))
+        area = self._play_area()
+        if area is not None:
+            self._out.append(PlayArea(area))
         board = self._board()
         self._set_baseline(board)
         self._read_drawn_spot()  # its first look is the spot empty
@@ -445,8 +445,9 @@ class Tracker(TileReading, Doubts, Repairs, Figures, Seeing):
         return S.WATCHING
 
     def _play_area(self):
-        """The play area the table's edge gives, found with the start tile, when the game has
-        none yet (the players may set one by hand): ``Bounds`` or None."""
+        """The play area the table's edge gives (found with the start tile, or known to the
+        geometry given), when the game has none yet (the players may set one by hand):
+        ``Bounds`` or None."""
         edge = self.rectifier.table_edge
         if edge is None or self.game.options.table is not None:
             return None

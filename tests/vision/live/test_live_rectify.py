@@ -245,7 +245,8 @@ def test_a_band_of_the_tables_own_grain_is_not_taken_for_the_table():
     x0, y0 = np.round(corners.mean(axis=0) - 300).astype(int)
     view = frame[y0 : y0 + 600, x0 : x0 + 600]
     rect = rectify.from_detection(view)
-    assert rect.table_edge is None  # the frame's edge is no table's: no play area from it
+    # the band's edge, cut by the frame's border, is no table's: no play area from it
+    assert rect.table_edge is None or rectify.play_area(rect, rect.table_edge, [(0, 0)]) is None
     for cell in [(2, 2), (-2, -2), (2, -2)]:
         seen = rect.to_image([(cell[0] + 0.5, cell[1] + 0.5)])[0] + (x0, y0)
         assert np.abs(seen - _true_cell_centre(info, *cell)).max() < 4.0, (cell, seen)
@@ -276,6 +277,11 @@ def test_the_play_area_is_the_cells_that_lie_on_the_table():
     assert rectify.play_area(rect, edge, [(0, 0), (4, 4)]) == Bounds(-3, 4, -2, 4)
     # a tile the camera read off that table: the edge is no edge of this board
     assert rectify.play_area(rect, edge, [(0, 0), (5, 0)]) is None
+    # a table the frame's border cuts: its edge there is the frame's
+    framed = Rectifier(rect.grid_to_image, frame_size=(1280, 720))
+    assert rectify.play_area(framed, edge, [(0, 0)]) is None
+    framed_whole = Rectifier(rect.grid_to_image, frame_size=(1280, 900))
+    assert rectify.play_area(framed_whole, edge, [(0, 0)]) == Bounds(-3, 4, -2, 4)
     # the west edge through column -3 (x 200 to 300): a tile there hanging a third over the
     # edge is on the table, one hanging four fifths over is not
     third = [(233, 100), (1000, 100), (1000, 800), (233, 800)]
