@@ -260,25 +260,24 @@ class GameSession:
         """The camera found the table's edge: the game's play area (``Bounds``), unless the
         players set one. Raises IllegalTurn (game unchanged) if a tile laid lies outside."""
         with self.lock:
-            if self.game.options.table is not None:
-                return
-            self.game.set_table(bounds)
-            self._note(
-                "table",
-                f"the play area is the table: columns {bounds.min_x} to {bounds.max_x}, "
-                f"rows {bounds.min_y} to {bounds.max_y}",
-            )
-            self._changed()
+            if self.game.options.table is None:
+                self._set_play_area(
+                    bounds,
+                    f"the play area is the table: columns {bounds.min_x} to {bounds.max_x}, "
+                    f"rows {bounds.min_y} to {bounds.max_y}",
+                )
 
     def clear_play_area(self) -> None:
         """The host says the play area is wrong (a tile that lies on the table was refused as
         beyond its edge): the game goes on with none."""
         with self.lock:
-            if self.game.options.table is None:
-                return
-            self.game.set_table(None)
-            self._note("table", "the play area is removed: tiles may lie anywhere")
-            self._changed()
+            if self.game.options.table is not None:
+                self._set_play_area(None, "the play area is removed: tiles may lie anywhere")
+
+    def _set_play_area(self, bounds, note: str) -> None:
+        self.game.set_table(bounds)
+        self._note("table", note)
+        self._changed()
 
     def warn(self, text: str, image=None) -> None:
         with self.lock:

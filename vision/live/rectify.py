@@ -361,7 +361,7 @@ def play_area(rectifier: Rectifier, table_edge, laid, reach: int = 60) -> Bounds
     when the table is not wholly in view (the frame's border cuts it), when the edge holds no
     cell, reaches ``reach``, or leaves out a tile ``laid`` (cells) as the camera read them: it
     is then no edge of this board."""
-    import cv2
+    from skimage.measure import points_in_poly
 
     edge = np.asarray(table_edge, np.float64).reshape(-1, 2)
     if rectifier.frame_size is not None and not _wholly_in_view(edge, rectifier.frame_size):
@@ -369,15 +369,10 @@ def play_area(rectifier: Rectifier, table_edge, laid, reach: int = 60) -> Bounds
     span = np.arange(-reach, reach + 1)
     xs, ys = np.meshgrid(span, span)
     cells = np.c_[xs.ravel(), ys.ravel()]
-    edge = edge.astype(np.float32).reshape(-1, 1, 2)
-    on_table = np.zeros(len(cells), bool)
-    for dx, dy in ((0.5, 0.5), (0.25, 0.25), (0.75, 0.25), (0.75, 0.75), (0.25, 0.75)):
-        points = rectifier.to_image(cells + np.array([dx, dy]))
-        on_table |= [
-            bool(np.isfinite(u) and cv2.pointPolygonTest(edge, (float(u), float(v)), False) > 0)
-            for u, v in points
-        ]
-    inside = cells[on_table]
+    offsets = np.array([(0.5, 0.5), (0.25, 0.25), (0.75, 0.25), (0.75, 0.75), (0.25, 0.75)])
+    points = rectifier.to_image((cells[:, None, :] + offsets).reshape(-1, 2))
+    on_table = points_in_poly(np.nan_to_num(points, nan=-1e9), edge)
+    inside = cells[on_table.reshape(len(cells), len(offsets)).any(axis=1)]
     if not len(inside):
         return None
     (x0, y0), (x1, y1) = inside.min(axis=0), inside.max(axis=0)
