@@ -27,7 +27,18 @@ from meeplecam.vision.solve import Option, solve_board
 from .appearance import CITY, PENNANT, TerrainScorer, trimmed_map
 from .rectify import Board
 from .seeing import neighbours
-from .twins import has_pennant, laid_layout, shield_margin, shield_view, twins_of
+from .twins import (
+    ShieldSpot,
+    cities_of,
+    has_pennant,
+    laid_layout,
+    layout,
+    shield_margin,
+    shield_view,
+    spot_margin,
+    spot_of,
+    twins_of,
+)
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +87,46 @@ def city_of(tile: TileType, config) -> np.ndarray:
     kinds = trimmed_map(tile, 0, config.size, config.inset)[0]
     city = np.isin(kinds, (CITY, PENNANT)).astype(np.uint8)
     return cv2.dilate(city, np.ones((3, 3), np.uint8)).astype(bool)
+
+
+@dataclass
+class _Pair:
+    """The tiles read as either type of a pair of pennant twins (``shielded``: the type with a
+    shield; ``shields`` of them read so) as the review weighs them: each one's
+    :func:`twins.shield_view`, then those of the tiles the players decided (``held``: their
+    indices with a shield), and ``city``, where the art may draw the shield."""
+
+    shielded: str
+    cells: list
+    shields: int
+    views: list
+    held: set
+    city: np.ndarray
+
+    def splits(self) -> list[set[int]]:
+        """Every choice of ``shields`` of the tiles read to have a shield."""
+        return [set(s) for s in combinations(range(len(self.cells)), self.shields)]
+
+    def margin(self, split: set[int], spot: ShieldSpot | None = None) -> float:
+        """How clearly ``split`` shows the shield on its tiles and not on the others: anywhere
+        on the city (:func:`twins.shield_margin`), or at ``spot`` (:func:`twins.spot_margin`)."""
+        if spot is not None:
+            return spot_margin(self.views, split | self.held, spot)
+        return shield_margin(self.views, split | self.held, self.city)
+
+    @cached_property
+    def clearest(self) -> set[int]:
+        """The split whose shields stand out most anywhere on the city."""
+        return max(self.splits(), key=self.margin)
+
+    @cached_property
+    def clarity(self) -> float:
+        return self.margin(self.clearest)
+
+    @cached_property
+    def spot(self) -> ShieldSpot | None:
+        """Where the clearest split shows its shield."""
+        return spot_of(self.views, self.clearest | self.held, self.city)
 
 
 class Review:
@@ -797,21 +848,25 @@ class Review:
         weighed against what its colours and the few pictures learned said of shields (on
         the Winter scans a snowy roof looks like one); side by side, a copy's shield stands out
         from its twins' same art. A split is taken when it stands out by
-        ``review_shield_gain`` more than the one read, and the game stays legal. With the
+        ``review_shield_gain`` more than the one read, and the game stays legal. Where no
+        split of a pair stands out by ``review_shield_clear`` (figures hide its shields), the
+        splits are weighed at the spot where a pair with the same cities showed its shield
+        clearly (:func:`twins.spot_margin`: the art draws them alike). With the
         art's model the live reading knew where each type's shield is drawn: the twins stay
         as read (the 20 snowy games with the art's model: two pairs read right were
         exchanged here)."""
         if self.scorer.reference is not None:
             return events
         tileset = self.game.tileset
-        pairs: dict[str, list] = {}  # the pair's type with a shield -> the cells read as either
+        cells_of: dict[str, list] = {}  # the pair's type with a shield -> the cells read as either
         for cell, index in read.items():
             tile_id = getattr(events[index], "tile", None)
             if tile_id in self._twin_of:
                 shielded = tile_id if has_pennant(tileset[tile_id]) else self._twin_of[tile_id]
-                pairs.setdefault(shielded, []).append(cell)
-        for shielded_id, cells in pairs.items():
-            plain_id = self._twin_of[shielded_id]
+                cells_of.setdefault(shielded, []).append(cell)
+        pairs = []
+        spots: dict[tuple, _Pair] = {}  # cities -> the pair that showed its shield most clearly
+        for shielded_id, cells in cells_of.items():
             read_shielded = {k for k, c in enumerate(cells) if events[read[c]].tile == shielded_id}
             if not 0 < len(read_shielded) < len(cells):
                 continue
@@ -829,23 +884,37 @@ class Review:
             decided = self._decided_twins(events, read, shielded_id, board, city)
             held = {len(views) + k for k, (_, shield) in enumerate(decided) if shield}
             views += [view for view, _ in decided]
-
-            def margin(split, held=held, views=views, city=city) -> float:
-                return shield_margin(views, set(split) | held, city)
-
-            best = max(combinations(range(len(cells)), len(read_shielded)), key=margin)
-            gain = margin(best) - margin(read_shielded)
-            if set(best) == read_shielded or not gain >= self.config.review_shield_gain:
+            pair = _Pair(shielded_id, cells, len(read_shielded), views, held, city)
+            pairs.append((pair, read_shielded))
+            cities = cities_of(layout(tileset[shielded_id]))
+            shown = spots.get(cities)
+            if pair.clarity >= self.config.review_shield_clear and (
+                shown is None or pair.clarity > shown.clarity
+            ):
+                spots[cities] = pair
+        for pair, read_shielded in pairs:
+            spot = None  # a pair that stands out is weighed on its own city
+            if pair.clarity < self.config.review_shield_clear:
+                shown = spots.get(cities_of(layout(tileset[pair.shielded])))
+                spot = shown.spot if shown is not None else None
+            best = (
+                pair.clearest
+                if spot is None
+                else max(pair.splits(), key=lambda split, p=pair, s=spot: p.margin(split, s))
+            )
+            gain = pair.margin(best, spot) - pair.margin(read_shielded, spot)
+            if best == read_shielded or not gain >= self.config.review_shield_gain:
                 continue
+            plain_id = self._twin_of[pair.shielded]
             trial = list(events)
-            for k, c in enumerate(cells):
-                tile = shielded_id if k in best else plain_id
+            for k, c in enumerate(pair.cells):
+                tile = pair.shielded if k in best else plain_id
                 trial[read[c]] = replace(events[read[c]], tile=tile)
             try:
                 self.game.replayed(_played(trial))
             except IllegalTurn:
                 continue
-            log.debug("review: shields read again among %s (%.1f clearer)", cells, gain)
+            log.debug("review: shields read again among %s (%.1f clearer)", pair.cells, gain)
             events = trial
         return events
 

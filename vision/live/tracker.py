@@ -250,6 +250,10 @@ class TrackerConfig:
     # the one read (twins.shield_margin; bench/shields.py: the true split stands out by 7 or
     # more in every pair of the 50 evaluation games, and scores highest in all 210)
     review_shield_gain: float = 2.0
+    # a pair whose best split stands out less (figures hide its shields) is weighed where a
+    # pair with the same cities that stood out this much showed its shield (twins.spot_margin;
+    # the 20 snowy games' clear pairs stand out by 20 to 44, those figures hide by 7 to 14)
+    review_shield_clear: float = 18.0
     # ... and a figure on a tile read without one is a follower when its colour covers this
     # part of the crop; under it a follower is doubtful: taken off when an exchange needs the
     # figure (the 139 figures standing at the end of the 10 copy games: 4.0-21 %; a red

@@ -346,3 +346,57 @@ def shield_margin(views: list[tuple], shielded: set[int], where: np.ndarray | No
     if where is not None:
         valid &= where
     return float(np.where(valid, least - most, -np.inf).max())
+
+
+@dataclass(frozen=True)
+class ShieldSpot:
+    """Where one copy's art draws the shield of pennant twins with certain cities (north up,
+    on :func:`shield_view`'s grid), found where a pair's split stood out (:func:`spot_of`), and
+    how blue a shield and the bluest plain tile were there."""
+
+    at: tuple[int, int]
+    shield: float
+    plain: float
+
+
+SPOT_RADIUS = 2  # pixels around a spot that may show its shield (the grid is a pixel or two off)
+
+
+def spot_of(views: list[tuple], shielded: set[int], where: np.ndarray) -> ShieldSpot | None:
+    """The :class:`ShieldSpot` of a split of :func:`shield_view` s (``shielded``: the indices
+    with a shield) where it stands out most (as :func:`shield_margin` measures) on ``where``;
+    None where no spot is seen on a tile of each side."""
+    blue = np.stack([b for b, _ in views])
+    seen = np.stack([s for _, s in views])
+    inside = np.zeros(len(views), bool)
+    inside[list(shielded)] = True
+    least = np.where(seen[inside], blue[inside], np.inf).min(axis=0)
+    most = np.where(seen[~inside], blue[~inside], -np.inf).max(axis=0)
+    margin = np.where(np.isfinite(least) & np.isfinite(most) & where, least - most, -np.inf)
+    if not np.isfinite(margin.max()):
+        return None
+    row, column = np.unravel_index(int(np.argmax(margin)), margin.shape)
+    return ShieldSpot((int(row), int(column)), float(least[row, column]), float(most[row, column]))
+
+
+def spot_margin(views: list[tuple], shielded: set[int], spot: ShieldSpot) -> float:
+    """How well a split of :func:`shield_view` s (``shielded``: the indices with a shield)
+    agrees with where the art draws the shield (``spot``, from a pair drawn with the same
+    cities): the least blue of the shielded tiles there against the bluest of the others,
+    each tile at its bluest within :data:`SPOT_RADIUS`. A tile whose spot a figure hides says
+    nothing: where it hides every tile of one side, that side is taken to look as the spot's
+    pair did. So a figure standing on the one Q's shield no longer makes the plain R beside it,
+    a hair bluer somewhere else on its city, the Q (snowy game 07012)."""
+    row, column = spot.at
+    r = SPOT_RADIUS
+    shield, plain = [], []
+    for k, (blue, seen) in enumerate(views):
+        window = (slice(max(0, row - r), row + r + 1), slice(max(0, column - r), column + r + 1))
+        core = seen[max(0, row - 1) : row + 2, max(0, column - 1) : column + 2]
+        if not core.all():
+            continue  # hidden at the spot
+        value = float(np.where(seen[window], blue[window], -np.inf).max())
+        (shield if k in shielded else plain).append(value)
+    least = min(shield) if shield else spot.shield
+    most = max(plain) if plain else spot.plain
+    return least - most

@@ -191,3 +191,28 @@ def test_a_figure_over_a_shield_takes_that_tile_out_of_the_spot_not_the_split():
     assert not views[1][1][:10, :10].any()  # north up, the corner is hidden
     right, wrong = shield_margin(views, {0, 1}), shield_margin(views, {0, 2})
     assert right > wrong + 10
+
+
+def test_a_shield_every_figure_hides_is_found_where_the_pair_with_the_same_cities_shows_it():
+    """Snowy game 07012: the one Q's shield lies under a figure, and one R has a bluish speck
+    elsewhere on its city. Weighed over the whole city, the R with the speck stands out as the
+    shielded one; at the spot where the pair with the same cities (here two clear O/P views)
+    shows its shield, that R plainly has none, and the tile the figure hides is the Q."""
+    from itertools import combinations
+
+    from meeplecam.vision.live.twins import shield_margin, spot_margin, spot_of
+
+    clear = _shield_views([(0, True, 11), (90, False, 12), (180, False, 13)])
+    spot = spot_of(clear, {0}, np.ones(clear[0][0].shape, bool))
+    assert spot is not None and spot.shield - spot.plain > 10
+    hidden, speck = 0, 1
+    views = _shield_views([(90, True, 21), (0, False, 22), (270, False, 23)], hidden_at=hidden)
+    blue, seen = views[speck]
+    blue = blue.copy()
+    blue[14:16, 2:4] += 12  # north up, on the city's west side, away from the shield's corner
+    views[speck] = (blue, seen)
+    splits = [set(s) for s in combinations(range(3), 1)]
+    over_the_city = max(splits, key=lambda s: shield_margin(views, s))
+    at_the_spot = max(splits, key=lambda s: spot_margin(views, s, spot))
+    assert over_the_city == {speck}
+    assert at_the_spot == {hidden}
