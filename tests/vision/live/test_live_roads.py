@@ -4,7 +4,7 @@ depth near the edge; a tree or a dark patch of field is not."""
 import cv2
 import numpy as np
 
-from meeplecam.vision.live.roads import RoadCrossings
+from meeplecam.vision.live.roads import Crossing, RoadCrossings
 
 GRASS, ROAD, TREE = (60, 150, 70), (225, 230, 235), (30, 70, 35)  # BGR
 
@@ -27,14 +27,17 @@ def _cell(roads: str, tree_on: str = "", size: int = 60, seed: int = 0) -> np.nd
     return cell
 
 
+def _contrasts(crossings) -> list:
+    return [None if c is None else c.contrast for c in crossings]
+
+
 def test_a_road_crosses_its_sides_and_no_other():
-    crossings = RoadCrossings().read(_cell("NS"))
-    north, east, south, west = crossings
+    north, east, south, west = _contrasts(RoadCrossings().read(_cell("NS")))
     assert min(north, south) > 2 * max(east, west)
 
 
 def test_a_tree_at_the_edge_is_no_road():
-    north, east, south, west = RoadCrossings().read(_cell("EW", tree_on="NS"))
+    north, east, south, west = _contrasts(RoadCrossings().read(_cell("EW", tree_on="NS")))
     assert min(east, west) > 2 * max(north, south)
 
 
@@ -46,7 +49,7 @@ def test_animals_scattered_along_a_side_are_no_road():
     size = cell.shape[0]
     for x, y in ((0.35, 0.06), (0.65, 0.14)):  # north side: one beast in each depth band
         cv2.circle(cell, (round(x * size), round(y * size)), 2, TREE, -1)
-    north, east, _, west = RoadCrossings().read(cell)
+    north, east, _, west = _contrasts(RoadCrossings().read(cell))
     assert min(east, west) > 2 * north
 
 
@@ -80,15 +83,25 @@ def test_a_side_crossing_between_the_odd_field_and_the_faintest_road_says_little
     fields = rng.normal(9, 3.5, 200)
     fields[:6] = [22, 24, 26, 28, 30, 33]  # specks, a shadow: a few crossings far up the tail
     roads.seen[1].extend(fields)
-    faint, road, field = roads.evidence((31.0, 48.0, 9.0, None))[:3]
+    grey = (-20.0, 0.0, 0.0)  # no tint learned: any tint may be a road's
+    crossings = (Crossing(31.0, grey), Crossing(48.0, grey), Crossing(9.0, grey), None)
+    faint, road, field = roads.evidence(crossings)[:3]
     assert abs(faint) < 0.5
     assert road == 1.0 and field == -1.0
 
 
-def _learned() -> RoadCrossings:
+def _snowy(cell: np.ndarray) -> np.ndarray:
+    """The cell in snowy art: white fields, a dark grey road."""
+    snowy = cell.copy()
+    field = np.abs(cell.astype(int) - GRASS).sum(axis=2) < 40
+    snowy[field], snowy[~field] = (235, 235, 235), (90, 90, 90)
+    return snowy
+
+
+def _learned(art=lambda cell: cell) -> RoadCrossings:
     roads = RoadCrossings()
     for seed, (laid, sides) in enumerate([("EW", "FRFR"), ("NES", "RRRF"), ("SW", "FFRR")]):
-        roads.learn(roads.read(_cell(laid, seed=seed)), sides)
+        roads.learn(roads.read(art(_cell(laid, seed=seed))), sides)
     return roads
 
 
@@ -108,10 +121,29 @@ def test_a_side_a_lamps_glare_clipped_to_white_may_have_lost_a_road_never_gained
     straight, ending = (RoadCrossings.agreement(known, sides) for sides in ("FRFR", "FRFF"))
     assert straight == ending
     # on snow, the glare clips the field around a dark road, not the road: it still counts
-    snowy = _cell("EW", seed=5)
-    field = np.abs(snowy.astype(int) - GRASS).sum(axis=2) < 40
-    snowy[field], snowy[~field] = (235, 235, 235), (90, 90, 90)
+    roads = _learned(_snowy)
+    snowy = _snowy(_cell("EW", seed=5))
     snowy[:, : size // 3] = np.clip(snowy[:, : size // 3].astype(int) + 40, 0, 255)
     clipped = snowy.min(axis=2) >= 250
     assert roads.covered(clipped)[3]
     assert roads.evidence(roads.read(snowy), roads.covered(clipped))[3] > 0.5
+
+
+def test_a_stripe_not_of_the_roads_tint_is_no_road():
+    """A blue streak of snow across a snowfield side (Winter scans: an E, a field on its west,
+    read as WI2 with a road there) crosses as strongly as the pale roads the table has
+    confirmed, but not in their colour: it says nothing for a road, and a pale road still
+    counts in full."""
+    roads = _learned()
+    streak = _cell("EW", seed=4)
+    size = streak.shape[0]
+    cv2.line(streak, (size // 2 - 3, 0), (size // 2 - 1, size // 3), (170, 90, 40), 3)
+    crossing = roads.read(streak)[0]
+    assert crossing.contrast > roads.read(_cell("NS", seed=4))[0].contrast / 2
+    north, east, _, west = roads.evidence(roads.read(streak))
+    assert north == 0.0 and min(east, west) > 0.5
+    # before the table has confirmed enough roads to know their colour, it is a road
+    novice = RoadCrossings()
+    novice.seen[0].extend([40.0, 42.0, 44.0])
+    novice.seen[1].extend([5.0, 6.0, 7.0, 8.0])
+    assert novice.evidence(novice.read(streak))[0] > 0.5
