@@ -331,3 +331,23 @@ def test_a_tile_the_rules_forbid_fitting_a_little_better_is_read_for_now(
         assert isinstance(first, Commit) and not first.sure
     else:
         assert isinstance(first, Question) and first.turn is None
+
+
+def test_readings_whose_difference_a_figure_hides_wait_for_the_game_s_end(
+    drawn_game, drawn_frames, monkeypatch
+):
+    # an S or a Q: a city on three sides, with a road on the fourth or not, and the road's
+    # stub under the follower (Winter scans 07015: an R or a T). The picture cannot tell them
+    # apart until the figure leaves, and its open side may still be settled by a tile laid
+    # against it: not asked two turns on, but once more at the game's end
+    first = drawn_game.game.log[0]
+    config = TrackerConfig(defer_turns=2)
+    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
+    _looking_alike(tracker, monkeypatch, "S", "Q", first.rotation)
+    monkeypatch.setattr(tracker, "_visible_difference", lambda *args: 0)
+    seen = _played(tracker, drawn_frames)
+    assert not any(isinstance(obs, Question) and obs.turn == 0 for obs in seen)
+    assert not tracker.doubtful[first.cell].twins
+    asked = [obs for obs in tracker.settle_doubts() if isinstance(obs, Question) and obs.turn == 0]
+    assert len(asked) == 1
+    assert {t.tile for t in asked[0].turns[:2]} == {"S", "Q"}
