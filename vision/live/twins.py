@@ -336,16 +336,23 @@ def shield_margin(views: list[tuple], shielded: set[int], where: np.ndarray | No
     Only spots ``where`` count (the city, where every art draws its shield: a snowfield in a
     cloud's shade may be bluer on two plain tiles side by side); -inf where no spot is seen on
     at least one tile of each side."""
+    least, most = _sides_of_split(views, shielded)
+    valid = np.isfinite(least) & np.isfinite(most)
+    if where is not None:
+        valid &= where
+    return float(np.where(valid, least - most, -np.inf).max())
+
+
+def _sides_of_split(views: list[tuple], shielded: set[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Per pixel, the least blue of the :func:`shield_view` s at indices ``shielded`` where
+    they are seen (inf where none is) and the bluest of the others (-inf where none is)."""
     blue = np.stack([b for b, _ in views])
     seen = np.stack([s for _, s in views])
     inside = np.zeros(len(views), bool)
     inside[list(shielded)] = True
     least = np.where(seen[inside], blue[inside], np.inf).min(axis=0)
     most = np.where(seen[~inside], blue[~inside], -np.inf).max(axis=0)
-    valid = np.isfinite(least) & np.isfinite(most)
-    if where is not None:
-        valid &= where
-    return float(np.where(valid, least - most, -np.inf).max())
+    return least, most
 
 
 @dataclass(frozen=True)
@@ -366,12 +373,7 @@ def spot_of(views: list[tuple], shielded: set[int], where: np.ndarray) -> Shield
     """The :class:`ShieldSpot` of a split of :func:`shield_view` s (``shielded``: the indices
     with a shield) where it stands out most (as :func:`shield_margin` measures) on ``where``;
     None where no spot is seen on a tile of each side."""
-    blue = np.stack([b for b, _ in views])
-    seen = np.stack([s for _, s in views])
-    inside = np.zeros(len(views), bool)
-    inside[list(shielded)] = True
-    least = np.where(seen[inside], blue[inside], np.inf).min(axis=0)
-    most = np.where(seen[~inside], blue[~inside], -np.inf).max(axis=0)
+    least, most = _sides_of_split(views, shielded)
     margin = np.where(np.isfinite(least) & np.isfinite(most) & where, least - most, -np.inf)
     if not np.isfinite(margin.max()):
         return None
