@@ -35,11 +35,13 @@ way round, A and WI8): no tile laid against it can tell them apart, only the pic
 more of the art learned, or the bag running out of one of them. Such a doubt, still open after
 ``defer_turns``, waits for the game's end and is read once more then, asked about only if that
 leaves it open. On the 20 Winter-scans games with no profile it took 13 of 72 questions away
-(stop 58, docs/numbers.md): by the end every one was settled, and read right. Likewise a doubt whose
-two best readings differ only where a figure stands (an R or a T, a Q or an S, the road's stub
-under the follower; ``min_evidence_px``): twenty turns of the same view teach nothing, while
-the figure leaving, a tile laid against the side they differ on, or the bag running out of one
-of them settles it (stop 59: 5 such questions of the 40 games with no profile).
+(stop 58, docs/numbers.md): by the end every one was settled, and read right.
+
+Likewise a doubt whose two best readings differ only where a figure stands (an R or a T, a Q or
+an S, the road's stub under the follower; ``min_evidence_px``): twenty turns of the same view
+teach nothing, while the figure leaving, a tile laid against the side they differ on, or the
+bag running out of one of them settles it (stop 59: 5 such questions of the 40 games with no
+profile).
 
 One concern of :class:`~.tracker.Tracker` (see :mod:`.figures`): the methods read the tracker's
 ``game``, ``scorer``, ``config`` and ``readings`` and keep ``doubtful``.

@@ -391,11 +391,11 @@ def spot_margin(views: list[tuple], shielded: set[int], spot: ShieldSpot) -> flo
     a hair bluer somewhere else on its city, the Q (snowy game 07012)."""
     row, column = spot.at
     r = SPOT_RADIUS
+    window = (slice(max(0, row - r), row + r + 1), slice(max(0, column - r), column + r + 1))
+    core = (slice(max(0, row - 1), row + 2), slice(max(0, column - 1), column + 2))
     shield, plain = [], []
     for k, (blue, seen) in enumerate(views):
-        window = (slice(max(0, row - r), row + r + 1), slice(max(0, column - r), column + r + 1))
-        core = seen[max(0, row - 1) : row + 2, max(0, column - 1) : column + 2]
-        if not core.all():
+        if not seen[core].all():
             continue  # hidden at the spot
         value = float(np.where(seen[window], blue[window], -np.inf).max())
         (shield if k in shielded else plain).append(value)
