@@ -92,20 +92,22 @@ def city_of(tile: TileType, config) -> np.ndarray:
 @dataclass
 class _Pair:
     """The tiles read as either type of a pair of pennant twins (``shielded``: the type with a
-    shield; ``shields`` of them read so) as the review weighs them: each one's
+    shield; ``read``: the indices of the tiles read so) as the review weighs them: each one's
     :func:`twins.shield_view`, then those of the tiles the players decided (``held``: their
-    indices with a shield), and ``city``, where the art may draw the shield."""
+    indices with a shield); ``city``, where the art may draw the shield, and ``cities``, what
+    the pairs drawn alike share (:func:`twins.cities_of`)."""
 
     shielded: str
     cells: list
-    shields: int
+    read: set[int]
     views: list
     held: set
     city: np.ndarray
+    cities: tuple
 
     def splits(self) -> list[set[int]]:
-        """Every choice of ``shields`` of the tiles read to have a shield."""
-        return [set(s) for s in combinations(range(len(self.cells)), self.shields)]
+        """Every choice of as many tiles as were read with a shield."""
+        return [set(s) for s in combinations(range(len(self.cells)), len(self.read))]
 
     def margin(self, split: set[int], spot: ShieldSpot | None = None) -> float:
         """How clearly ``split`` shows the shield on its tiles and not on the others: anywhere
@@ -113,6 +115,12 @@ class _Pair:
         if spot is not None:
             return spot_margin(self.views, split | self.held, spot)
         return shield_margin(self.views, split | self.held, self.city)
+
+    def best(self, spot: ShieldSpot | None = None) -> set[int]:
+        """The split whose shields stand out most, anywhere on the city or at ``spot``."""
+        if spot is None:
+            return self.clearest
+        return max(self.splits(), key=lambda split: self.margin(split, spot))
 
     @cached_property
     def clearest(self) -> set[int]:
@@ -884,26 +892,21 @@ class Review:
             decided = self._decided_twins(events, read, shielded_id, board, city)
             held = {len(views) + k for k, (_, shield) in enumerate(decided) if shield}
             views += [view for view, _ in decided]
-            pair = _Pair(shielded_id, cells, len(read_shielded), views, held, city)
-            pairs.append((pair, read_shielded))
             cities = cities_of(layout(tileset[shielded_id]))
+            pair = _Pair(shielded_id, cells, read_shielded, views, held, city, cities)
+            pairs.append(pair)
             shown = spots.get(cities)
             if pair.clarity >= self.config.review_shield_clear and (
                 shown is None or pair.clarity > shown.clarity
             ):
                 spots[cities] = pair
-        for pair, read_shielded in pairs:
+        for pair in pairs:
             spot = None  # a pair that stands out is weighed on its own city
-            if pair.clarity < self.config.review_shield_clear:
-                shown = spots.get(cities_of(layout(tileset[pair.shielded])))
-                spot = shown.spot if shown is not None else None
-            best = (
-                pair.clearest
-                if spot is None
-                else max(pair.splits(), key=lambda split, p=pair, s=spot: p.margin(split, s))
-            )
-            gain = pair.margin(best, spot) - pair.margin(read_shielded, spot)
-            if best == read_shielded or not gain >= self.config.review_shield_gain:
+            if pair.clarity < self.config.review_shield_clear and pair.cities in spots:
+                spot = spots[pair.cities].spot
+            best = pair.best(spot)
+            gain = pair.margin(best, spot) - pair.margin(pair.read, spot)
+            if best == pair.read or not gain >= self.config.review_shield_gain:
                 continue
             plain_id = self._twin_of[pair.shielded]
             trial = list(events)
