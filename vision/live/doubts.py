@@ -133,6 +133,15 @@ class Doubts:
             return True, self._spot_question(board, cell, index, doubt)
         scores, crop, masks = self._score_copy(board, cell, laid, readings)
         options = [current, *readings]
+        standing = self._figure_standing(index, crop, masks)
+        if standing is not None:  # weighed as when it was first read (TileReading)
+            foot, before = standing
+            scores = np.array(
+                [
+                    s - self._spot_misfit(t, r, cell, foot, before)
+                    for s, (t, r) in zip(scores, options, strict=True)
+                ]
+            )
         order = [int(i) for i in np.argsort(scores)[::-1]]
         lead = float(scores[order[0]] - scores[order[1]])
         visible = self._visible_difference(options, order, self._hidden_by(masks))

@@ -232,6 +232,20 @@ class Figures:
             for i in order[: 2 if close else 1]
         ]
 
+    def _spot_misfit(self, tile, rotation, cell, follower, game: Game | None = None) -> float:
+        """How much less likely the reading (``tile`` at ``rotation`` on ``cell``) is for where
+        its figure stands (``follower``: its clear part on the scorer crop): players put a
+        follower well inside its feature, so a base point further than ``spot_fit_slack`` from
+        every spot the reading leaves free (on a border, or on a feature another follower
+        holds) counts against it, in the scores' units (``spot_fit_weight`` per tile unit, at
+        most ``spot_fit_cap`` of them). ``game``: the game the tile is laid in (the
+        tracker's, unless a turn is read again)."""
+        cfg = self.config
+        spots = engine_hints.follower_spots(game or self.game, Turn(tile.id, *cell, rotation))
+        segments = [s.segment for s in spots]
+        nearest = min(self._segment_costs(tile, rotation, follower, segments, cell), default=np.inf)
+        return cfg.spot_fit_weight * min(max(0.0, nearest - cfg.spot_fit_slack), cfg.spot_fit_cap)
+
     def _segment_costs(self, tile, rotation, mask: np.ndarray, segments, cell) -> list[float]:
         """How far a figure (``mask`` on the scorer crop of ``cell``: the blob's clear part,
         ``TerrainScorer.figure_core``) stands from each of

@@ -138,8 +138,10 @@ class TileReading:
             if repair is not None:
                 return self._read_again(board, cell, *repair)
         scores = self._with_bag_prior(scores, options)
+        memos = ({}, {})  # the figure as the appearance model reads it (_figure_on)
+        scores = self._with_spot_fit(cell, whole, options, scores, seen, memos)
         order = sorted(range(len(options)), key=lambda i: -scores[i])
-        ranked, spot_doubt = self._ranked(cell, whole, options, scores, order, seen)
+        ranked, spot_doubt = self._ranked(cell, whole, options, scores, order, seen, memos)
         if not ranked:
             return Warning(f"the tile at ({cell[0]},{cell[1]}) cannot be laid legally", picture)
         margin = scores[order[0]] - scores[order[1]] if len(order) > 1 else float("inf")
@@ -345,26 +347,48 @@ class TileReading:
             return None
         return self._repair_neighbour(board, cell, rival.tile, rival.rotation, rival.gain, clash)
 
-    def _ranked(self, cell, whole, options, scores, order, seen: FigureSeen):
+    def _figure_on(self, whole, seen: FigureSeen, tile: TileType, rotation: int, memos):
+        """The figure the reading (``tile`` at ``rotation``) has on the new tile, as the
+        mask of its clear part (its spot): None where the figure is the tile's own art (red
+        roofs) or there is none; a faint blob the art disowns is one. ``memos``: two dicts,
+        the cell and the blob (then the faint blob) as the appearance model reads them."""
+        art_memo, faint_memo = memos
+        if seen.foot is not None:
+            if self.scorer.art_explains(whole, seen.follower, tile, rotation, art_memo):
+                return None
+            return seen.foot
+        if seen.faint is not None and self.scorer.art_disowns(
+            whole, seen.faint, tile, rotation, faint_memo
+        ):
+            return seen.faint_foot
+        return None
+
+    def _with_spot_fit(self, cell, whole, options, scores, seen: FigureSeen, memos) -> list:
+        """``scores`` less each reading's :meth:`~.figures.Figures._spot_misfit` for the figure
+        seen on the new tile, for the readings close enough to the best for it to matter."""
+        if seen.foot is None and seen.faint is None:
+            return scores
+        cfg = self.config
+        reach = max(scores) - cfg.spot_fit_weight * cfg.spot_fit_cap
+        fitted = list(scores)
+        for i, (tile, rotation) in enumerate(options):
+            if scores[i] < reach:
+                continue
+            on_tile = self._figure_on(whole, seen, tile, rotation, memos)
+            if on_tile is not None:
+                fitted[i] -= self._spot_misfit(tile, rotation, cell, on_tile)
+        return fitted
+
+    def _ranked(self, cell, whole, options, scores, order, seen: FigureSeen, memos):
         """The best ``options`` (in ``order``, at most ``max_options``) as turns, each with the
         figure on its likeliest spot (two turns where two spots are about as likely), with
-        their scores; and whether the best option's spot is in doubt. Where the figure is the
-        tile's own art (red roofs) the turn has none; a faint blob the art disowns is one."""
+        their scores; and whether the best option's spot is in doubt (the figure as
+        :meth:`_figure_on` takes it, with its ``memos``)."""
         ranked: list[tuple[Turn, float]] = []
         spot_doubt = False
-        art_memo: dict = {}  # the cell and the blob as the appearance model reads them
-        faint_memo: dict = {}  # the same for a faint figure
         for i in order[: self.config.max_options]:
             tile, rotation = options[i]
-            on_tile = seen.foot
-            if seen.foot is not None and self.scorer.art_explains(
-                whole, seen.follower, tile, rotation, art_memo
-            ):
-                on_tile = None  # the tile's own art (red roofs), not a figure
-            elif seen.faint is not None and self.scorer.art_disowns(
-                whole, seen.faint, tile, rotation, faint_memo
-            ):
-                on_tile = seen.faint_foot  # a figure after all
+            on_tile = self._figure_on(whole, seen, tile, rotation, memos)
             turns = self._turns_for(tile, rotation, cell, on_tile, figure=seen.gingerbread)
             if len(turns) > 1:
                 spot_doubt = spot_doubt or i == order[0]

@@ -562,6 +562,40 @@ def test_a_standing_figure_stands_where_its_foot_is_whichever_side_the_camera_is
     assert turn.meeple == spot
 
 
+@pytest.mark.parametrize(
+    "laid, rotation, kind, alike",
+    [("A", 0, "cloister", "WI8"), ("M", 180, "city", "I")],
+    ids=["monk-in-a-cloister", "knight-in-a-corner-city"],
+)
+def test_a_figure_where_followers_are_put_speaks_for_the_reading_that_puts_it_there(
+    laid, rotation, kind, alike
+):
+    """Below the start tile, a figure stands where followers are put on a feature: the
+    middle of a cloister (A), or of a city across two sides (M). A tile with the same sides
+    (WI8: a road and fields; I: two cities apart) would have it stand between features, far
+    from every spot, so that reading is less likely; the tile it stands on is not."""
+    from meeplecam.vision.live.appearance import anchor_points
+
+    game = Game.start(find_tileset("winter"), [Player("Ann", "red"), Player("Bo", "yellow")])
+    rect = Rectifier(camera_view((0.5, 15.0), height=25.0, yaw_deg=0.0), frame_size=(1920, 1080))
+    tracker = Tracker(game, rect)
+    config = tracker.config
+    size, inset = config.scorer.size, config.scorer.inset
+
+    def px(t: float) -> int:  # tile units -> crop pixels
+        return round((t - inset) / (1 - 2 * inset) * size - 0.5)
+
+    tile, other = game.tileset[laid], game.tileset[alike]
+    assert tile.oriented(rotation).sides == other.oriented(rotation).sides
+    anchors = anchor_points(tile, rotation)
+    (spot,) = [a for s, a in anchors.items() if tile.segments[s].kind == kind]
+    mask = np.zeros((size, size), bool)
+    mask[px(spot[1]) - 3 : px(spot[1]) + 1, px(spot[0]) - 1 : px(spot[0]) + 2] = True
+    assert tracker._spot_misfit(tile, rotation, (0, 1), mask) == 0.0
+    misfit = tracker._spot_misfit(other, rotation, (0, 1), mask)
+    assert misfit >= config.spot_fit_weight * config.spot_fit_cap / 2
+
+
 def test_a_figure_too_small_to_lie_between_a_road_and_a_field_stands_on_the_road():
     """A road curve with its city (K) below the start tile, and a figure where the road bends
     beside the field inside the curve (snowy 07009): a farmer's middle and a thief's foot are
@@ -1083,9 +1117,9 @@ def test_of_readings_the_picture_cannot_tell_apart_the_one_with_more_copies_left
     # a pennant twin whose shield a figure hides scores as its twin: the bag decides, and the
     # players are still asked (the picture did not; asked at once here, not read for now)
     game = _fresh(drawn_game)
-    tracker = Tracker(
-        game, Rectifier(drawn_game.grid_to_image), config=TrackerConfig(defer_turns=0)
-    )
+    # where the figure stands would tell them apart (Figures._spot_misfit): left out here
+    config = TrackerConfig(defer_turns=0, spot_fit_weight=0.0)
+    tracker = Tracker(game, Rectifier(drawn_game.grid_to_image), config=config)
     first = next(e for e in drawn_game.game.log if isinstance(e, Turn))
     types = sorted({tile.id for tile, _ in tracker.legal_options(first.cell)})
     remaining = tracker.game.remaining
