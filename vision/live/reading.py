@@ -24,6 +24,8 @@ from .twins import laid_layout
 
 SHADE_REPAIR = 0.85  # a tile read under a shadow darker than this is not proof to repair on
 SPOT_DOUBT = "the follower's spot"  # a doubt: two of the tile's spots are about as likely
+# a doubt left to the reading over at the game's end, not asked then (TrackerConfig.review_near)
+FOR_THE_REVIEW = "left to the reading over at the end"
 
 
 @dataclass
@@ -129,7 +131,9 @@ class TileReading:
                 s - self._gingerbread_disagreement(Turn(t.id, *cell, r), seen.gingerbread)
                 for s, (t, r) in zip(scores, options, strict=True)
             ]
-        rival = self._rival(board, cell, whole, crop, options, max(scores), seen.ignore, spent)
+        memos = ({}, {})  # the figure as the appearance model reads it (_figure_on)
+        scores = self._with_spot_fit(cell, whole, options, scores, seen, memos)
+        rival = self._rival(board, cell, whole, crop, options, max(scores), seen, spent, memos)
         # a tile the bag has run out of looks clearly better than anything it still holds: the
         # best legal option is probably not what lies there (ask, naming the turn)
         drifted = rival.spent is not None and rival.spent[0] > cfg.spent_margin
@@ -138,8 +142,6 @@ class TileReading:
             if repair is not None:
                 return self._read_again(board, cell, *repair)
         scores = self._with_bag_prior(scores, options)
-        memos = ({}, {})  # the figure as the appearance model reads it (_figure_on)
-        scores = self._with_spot_fit(cell, whole, options, scores, seen, memos)
         order = sorted(range(len(options)), key=lambda i: -scores[i])
         ranked, spot_doubt = self._ranked(cell, whole, options, scores, order, seen, memos)
         if not ranked:
@@ -167,6 +169,11 @@ class TileReading:
             # a little better only (a tile a neighbour forbids, or whose copies are all
             # played): as often the picture in doubt as an earlier reading wrong, and the
             # tiles laid next settle which
+            in_picture = doubts
+        elif doubts != in_picture and sum(game.remaining.values()) <= cfg.review_near:
+            # the game ends in a few turns: the reading over then reads every tile again,
+            # with all the table has taught, and settles which reading was wrong
+            doubts += (FOR_THE_REVIEW,)
             in_picture = doubts
         sure = not doubts
         if spot_doubt:
@@ -285,7 +292,9 @@ class TileReading:
             ignore = hidden if ignore is None else ignore | hidden
         return FigureSeen(follower, ignore, foot, faint, faint_foot, figure)
 
-    def _rival(self, board: Board, cell, whole, crop, options, best: float, ignore, spent) -> Rival:
+    def _rival(
+        self, board: Board, cell, whole, crop, options, best: float, seen: FigureSeen, spent, memos
+    ) -> Rival:
         """What the picture looks like with the rules set aside: when some tile the rules do
         not allow here fits far better than every option (``best``), the table disagrees with
         the game (an earlier turn read wrong, a tile the bag no longer holds). A pennant twin
@@ -296,13 +305,15 @@ class TileReading:
         is surely read as it; a type that a neighbour surely read forbids). The options' twins
         still explain the picture: another tile fits better only by beating them too (else it
         gains only the shield the picture lacks or shows, as a T over the Q left in the bag
-        where an R lies, its road a figure's tracks in the snow)."""
+        where an R lies, its road a figure's tracks in the snow). Where the figure stands
+        counts as it does for the options (``best``: theirs with it, :meth:`_with_spot_fit`)."""
         game = self.game
         drawn_alike = {laid_layout(tile, r) for tile, r in options}
         # the options are scored again with their twins: the twin tests weigh a pair together
         readings = [(t, r) for t in game.tileset.types.values() for r in t.distinct_rotations]
         twins, others, other_scores = [], [], []
-        scores = self.scorer.score(crop, readings, ignore, whole)
+        scores = self.scorer.score(crop, readings, seen.ignore, whole)
+        scores = self._with_spot_fit(cell, whole, readings, scores, seen, memos, best)
         for read, score in zip(readings, scores, strict=True):
             if laid_layout(*read) in drawn_alike:
                 twins.append(score)
@@ -363,13 +374,16 @@ class TileReading:
             return seen.faint_foot
         return None
 
-    def _with_spot_fit(self, cell, whole, options, scores, seen: FigureSeen, memos) -> list:
+    def _with_spot_fit(
+        self, cell, whole, options, scores, seen: FigureSeen, memos, best: float | None = None
+    ) -> list:
         """``scores`` less each reading's :meth:`~.figures.Figures._spot_misfit` for the figure
-        seen on the new tile, for the readings close enough to the best for it to matter."""
+        seen on the new tile, for the readings close enough to the best (``best``, else the
+        best of ``scores``) for it to matter."""
         if seen.foot is None and seen.faint is None:
             return scores
         cfg = self.config
-        reach = max(scores) - cfg.spot_fit_weight * cfg.spot_fit_cap
+        reach = (max(scores) if best is None else best) - cfg.spot_fit_weight * cfg.spot_fit_cap
         fitted = list(scores)
         for i, (tile, rotation) in enumerate(options):
             if scores[i] < reach:

@@ -11,6 +11,7 @@ from playing import apply
 
 from meeplecam.engine import Game, Turn
 from meeplecam.vision.live.observations import Amend, Commit, Kept, Question
+from meeplecam.vision.live.reading import FOR_THE_REVIEW, SPOT_DOUBT
 from meeplecam.vision.live.rectify import Rectifier
 from meeplecam.vision.live.replay import compare, replay
 from meeplecam.vision.live.tracker import Tracker, TrackerConfig
@@ -331,6 +332,33 @@ def test_a_tile_the_rules_forbid_fitting_a_little_better_is_read_for_now(
         assert isinstance(first, Commit) and not first.sure
     else:
         assert isinstance(first, Question) and first.turn is None
+
+
+@pytest.mark.parametrize("played_out", [False, True], ids=["forbidden", "played out"])
+def test_in_the_game_s_last_turns_a_tile_the_table_disagrees_with_is_left_to_the_reading_over(
+    drawn_game, drawn_frames, monkeypatch, played_out
+):
+    # a tile the rules forbid (or one whose every copy is played) fits far better than any they
+    # allow, with the bag almost empty: the best legal reading goes in the game for now, is not
+    # asked about when the game ends, and the reading over settles which turn was read wrong
+    config = TrackerConfig(review_near=1000)  # every tile of this short game is "near the end"
+    gain = 2 * config.unexplained_for_now
+    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
+    real = tracker._rival
+
+    def rival(*args):
+        found = real(*args)
+        tile = found.tile or tracker.game.tileset["A"]
+        spent = (gain, tile, found.rotation) if played_out else None
+        return dataclasses.replace(found, gain=gain, tile=tile, spent=spent)
+
+    monkeypatch.setattr(tracker, "_rival", rival)
+    first = next(obs for obs in _played(tracker, drawn_frames[:60]) if not isinstance(obs, Amend))
+    assert isinstance(first, Commit) and FOR_THE_REVIEW in first.doubts
+    assert first.turn.cell in tracker.doubtful  # still in doubt when the game ends
+    index = tracker.game.log.index(first.turn)
+    asked = [q for q in tracker.settle_doubts() if isinstance(q, Question) and q.turn == index]
+    assert all(q.doubts == (SPOT_DOUBT,) for q in asked)  # its follower's spot, at most
 
 
 def test_readings_whose_difference_a_figure_hides_wait_for_the_game_s_end(
