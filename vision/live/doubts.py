@@ -48,8 +48,9 @@ disagrees with however much (a tile the rules forbid there, or one whose copies 
 fits clearly better) is read for now too, marked :data:`~.reading.FOR_THE_REVIEW`: it is not
 read again (the readings the rules allow say nothing of the one they forbid) and not asked
 about at the end, where the reading over, a few turns on, reads every tile again and settles
-which earlier turn was read wrong (stop 60: 20 such questions of the 40 games with no profile
-came in the last 13 turns, and the reading over read every one right).
+which earlier turn was read wrong (stop 60: 21 such questions of the 40 games with no profile
+came in the last 13 turns, 20 of them led by a wrong reading, and the reading over read all 21
+right).
 
 One concern of :class:`~.tracker.Tracker` (see :mod:`.figures`): the methods read the tracker's
 ``game``, ``scorer``, ``config`` and ``readings`` and keep ``doubtful``.

@@ -303,6 +303,24 @@ def test_readings_with_the_same_sides_wait_for_the_game_s_end_and_are_asked_then
     assert {t.tile for t in asked[0].turns[:2]} == {"WI8", "A"}
 
 
+def _first_read_with_a_rival(drawn_game, frames, monkeypatch, config, gain, played_out):
+    """The first tile's reading where a tile the rules forbid at the cell (or, ``played_out``,
+    one whose every copy is played) fits its picture ``gain`` better than any they allow; and
+    the tracker."""
+    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
+    real = tracker._rival
+
+    def rival(*args):
+        found = real(*args)
+        tile = found.tile or tracker.game.tileset["A"]
+        spent = (gain, tile, found.rotation) if played_out else None
+        return dataclasses.replace(found, gain=gain, tile=tile, spent=spent)
+
+    monkeypatch.setattr(tracker, "_rival", rival)
+    first = next(obs for obs in _played(tracker, frames[:60]) if not isinstance(obs, Amend))
+    return first, tracker
+
+
 @pytest.mark.parametrize("played_out", [False, True], ids=["forbidden", "played out"])
 @pytest.mark.parametrize(("between", "read_for_now"), [(0.5, True), (1.5, False)])
 def test_a_tile_the_rules_forbid_fitting_a_little_better_is_read_for_now(
@@ -314,17 +332,9 @@ def test_a_tile_the_rules_forbid_fitting_a_little_better_is_read_for_now(
     # and the game disagree: asked at once
     config = TrackerConfig()
     gain = config.unexplained + between * (config.unexplained_for_now - config.unexplained)
-    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
-    real = tracker._rival
-
-    def rival(*args):
-        found = real(*args)
-        tile = found.tile or tracker.game.tileset["A"]
-        spent = (gain, tile, found.rotation) if played_out else None
-        return dataclasses.replace(found, gain=gain, tile=tile, spent=spent)
-
-    monkeypatch.setattr(tracker, "_rival", rival)
-    first = next(obs for obs in _played(tracker, drawn_frames[:60]) if not isinstance(obs, Amend))
+    first, _ = _first_read_with_a_rival(
+        drawn_game, drawn_frames, monkeypatch, config, gain, played_out
+    )
     forbidden = [why for why in first.doubts if "not allowed here, fits better" in why]
     assert forbidden
     assert ("a tile already played fits better" in first.doubts) == played_out
@@ -342,18 +352,9 @@ def test_in_the_game_s_last_turns_a_tile_the_table_disagrees_with_is_left_to_the
     # allow, with the bag almost empty: the best legal reading goes in the game for now, is not
     # asked about when the game ends, and the reading over settles which turn was read wrong
     config = TrackerConfig(review_near=1000)  # every tile of this short game is "near the end"
-    gain = 2 * config.unexplained_for_now
-    tracker = Tracker(_fresh(drawn_game), Rectifier(drawn_game.grid_to_image), config=config)
-    real = tracker._rival
-
-    def rival(*args):
-        found = real(*args)
-        tile = found.tile or tracker.game.tileset["A"]
-        spent = (gain, tile, found.rotation) if played_out else None
-        return dataclasses.replace(found, gain=gain, tile=tile, spent=spent)
-
-    monkeypatch.setattr(tracker, "_rival", rival)
-    first = next(obs for obs in _played(tracker, drawn_frames[:60]) if not isinstance(obs, Amend))
+    first, tracker = _first_read_with_a_rival(
+        drawn_game, drawn_frames, monkeypatch, config, 2 * config.unexplained_for_now, played_out
+    )
     assert isinstance(first, Commit) and FOR_THE_REVIEW in first.doubts
     assert first.turn.cell in tracker.doubtful  # still in doubt when the game ends
     index = tracker.game.log.index(first.turn)
