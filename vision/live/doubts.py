@@ -123,10 +123,13 @@ class Doubts:
         """One reading taken for now (turn ``index``, at ``cell``) read again: whether that
         settles its doubt, and what goes out (an :class:`Amend` or a :class:`Question`; None
         when it is kept, or waits)."""
-        if FOR_THE_REVIEW in doubt.doubts and not final:
+        if FOR_THE_REVIEW in doubt.doubts:
             # a tile the rules forbid fitted better: the readings they allow, compared again,
-            # say nothing of that (one leading them is no reason to learn from it)
-            return False, None
+            # say nothing of that (one leading them is no reason to learn from it); the
+            # reading over settles it at the end, and only its follower's spot may be asked
+            if not final:
+                return False, None
+            return True, self._spot_question(board, cell, index, doubt)
         game = self.game
         cfg = self.config
         laid = game.log[index]
@@ -139,11 +142,10 @@ class Doubts:
             if (tile.id, r) != (laid.tile, laid.rotation)
         ]
         current = (game.tileset[laid.tile], laid.rotation)
-        if not readings or (final and (doubt.twins or FOR_THE_REVIEW in doubt.doubts)):
+        if not readings or (final and doubt.twins):
             # the neighbours laid since allow nothing else: no question, but no sample either
             # (they were read against it; read again at the end, 3 of 20 such were wrong);
-            # twins waiting for the end are the reading over's (Review._shields_again), and so
-            # is a tile the table disagreed with in the game's last turns (review_near)
+            # twins waiting for the end are the reading over's (Review._shields_again)
             return True, self._spot_question(board, cell, index, doubt)
         scores, crop, masks = self._score_copy(board, cell, laid, readings)
         options = [current, *readings]

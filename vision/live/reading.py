@@ -10,7 +10,7 @@ notes an unreadable cell in ``unread``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -64,6 +64,18 @@ class FigureSeen:
     faint: np.ndarray | None = None
     faint_foot: np.ndarray | None = None
     gingerbread: Figure | None = None  # where the Gingerbread Man stands if it moved
+
+
+@dataclass
+class FigureMemo:
+    """What was found of the figure on one new tile while it is read, per reading: the cell
+    and the blob as the appearance model reads them (``art``; ``faint``, for a faint blob), and
+    each reading's :meth:`~.figures.Figures._spot_misfit` (``misfit``, keyed (tile id,
+    rotation)), so the options and the rival readings share them."""
+
+    art: dict = field(default_factory=dict)
+    faint: dict = field(default_factory=dict)
+    misfit: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -131,9 +143,9 @@ class TileReading:
                 s - self._gingerbread_disagreement(Turn(t.id, *cell, r), seen.gingerbread)
                 for s, (t, r) in zip(scores, options, strict=True)
             ]
-        memos = ({}, {})  # the figure as the appearance model reads it (_figure_on)
-        scores = self._with_spot_fit(cell, whole, options, scores, seen, memos)
-        rival = self._rival(board, cell, whole, crop, options, max(scores), seen, spent, memos)
+        memo = FigureMemo()
+        scores = self._with_spot_fit(cell, whole, options, scores, seen, memo)
+        rival = self._rival(board, cell, whole, crop, options, max(scores), seen, spent, memo)
         # a tile the bag has run out of looks clearly better than anything it still holds: the
         # best legal option is probably not what lies there (ask, naming the turn)
         drifted = rival.spent is not None and rival.spent[0] > cfg.spent_margin
@@ -143,7 +155,7 @@ class TileReading:
                 return self._read_again(board, cell, *repair)
         scores = self._with_bag_prior(scores, options)
         order = sorted(range(len(options)), key=lambda i: -scores[i])
-        ranked, spot_doubt = self._ranked(cell, whole, options, scores, order, seen, memos)
+        ranked, spot_doubt = self._ranked(cell, whole, options, scores, order, seen, memo)
         if not ranked:
             return Warning(f"the tile at ({cell[0]},{cell[1]}) cannot be laid legally", picture)
         margin = scores[order[0]] - scores[order[1]] if len(order) > 1 else float("inf")
@@ -293,7 +305,7 @@ class TileReading:
         return FigureSeen(follower, ignore, foot, faint, faint_foot, figure)
 
     def _rival(
-        self, board: Board, cell, whole, crop, options, best: float, seen: FigureSeen, spent, memos
+        self, board: Board, cell, whole, crop, options, best: float, seen: FigureSeen, spent, memo
     ) -> Rival:
         """What the picture looks like with the rules set aside: when some tile the rules do
         not allow here fits far better than every option (``best``), the table disagrees with
@@ -313,7 +325,7 @@ class TileReading:
         readings = [(t, r) for t in game.tileset.types.values() for r in t.distinct_rotations]
         twins, others, other_scores = [], [], []
         scores = self.scorer.score(crop, readings, seen.ignore, whole)
-        scores = self._with_spot_fit(cell, whole, readings, scores, seen, memos, best)
+        scores = self._with_spot_fit(cell, whole, readings, scores, seen, memo, best)
         for read, score in zip(readings, scores, strict=True):
             if laid_layout(*read) in drawn_alike:
                 twins.append(score)
@@ -358,28 +370,27 @@ class TileReading:
             return None
         return self._repair_neighbour(board, cell, rival.tile, rival.rotation, rival.gain, clash)
 
-    def _figure_on(self, whole, seen: FigureSeen, tile: TileType, rotation: int, memos):
+    def _figure_on(self, whole, seen: FigureSeen, tile: TileType, rotation: int, memo):
         """The figure the reading (``tile`` at ``rotation``) has on the new tile, as the
         mask of its clear part (its spot): None where the figure is the tile's own art (red
-        roofs) or there is none; a faint blob the art disowns is one. ``memos``: two dicts,
-        the cell and the blob (then the faint blob) as the appearance model reads them."""
-        art_memo, faint_memo = memos
+        roofs) or there is none; a faint blob the art disowns is one (``memo``: a
+        :class:`FigureMemo`)."""
         if seen.foot is not None:
-            if self.scorer.art_explains(whole, seen.follower, tile, rotation, art_memo):
+            if self.scorer.art_explains(whole, seen.follower, tile, rotation, memo.art):
                 return None
             return seen.foot
         if seen.faint is not None and self.scorer.art_disowns(
-            whole, seen.faint, tile, rotation, faint_memo
+            whole, seen.faint, tile, rotation, memo.faint
         ):
             return seen.faint_foot
         return None
 
     def _with_spot_fit(
-        self, cell, whole, options, scores, seen: FigureSeen, memos, best: float | None = None
+        self, cell, whole, options, scores, seen: FigureSeen, memo, best: float | None = None
     ) -> list:
         """``scores`` less each reading's :meth:`~.figures.Figures._spot_misfit` for the figure
         seen on the new tile, for the readings close enough to the best (``best``, else the
-        best of ``scores``) for it to matter."""
+        best of ``scores``) for it to matter (``memo``: a :class:`FigureMemo`)."""
         if seen.foot is None and seen.faint is None:
             return scores
         cfg = self.config
@@ -388,21 +399,26 @@ class TileReading:
         for i, (tile, rotation) in enumerate(options):
             if scores[i] < reach:
                 continue
-            on_tile = self._figure_on(whole, seen, tile, rotation, memos)
-            if on_tile is not None:
-                fitted[i] -= self._spot_misfit(tile, rotation, cell, on_tile)
+            key = (tile.id, rotation)
+            if key not in memo.misfit:
+                on_tile = self._figure_on(whole, seen, tile, rotation, memo)
+                misfit = (
+                    0.0 if on_tile is None else self._spot_misfit(tile, rotation, cell, on_tile)
+                )
+                memo.misfit[key] = misfit
+            fitted[i] -= memo.misfit[key]
         return fitted
 
-    def _ranked(self, cell, whole, options, scores, order, seen: FigureSeen, memos):
+    def _ranked(self, cell, whole, options, scores, order, seen: FigureSeen, memo):
         """The best ``options`` (in ``order``, at most ``max_options``) as turns, each with the
         figure on its likeliest spot (two turns where two spots are about as likely), with
         their scores; and whether the best option's spot is in doubt (the figure as
-        :meth:`_figure_on` takes it, with its ``memos``)."""
+        :meth:`_figure_on` takes it, with its ``memo``)."""
         ranked: list[tuple[Turn, float]] = []
         spot_doubt = False
         for i in order[: self.config.max_options]:
             tile, rotation = options[i]
-            on_tile = self._figure_on(whole, seen, tile, rotation, memos)
+            on_tile = self._figure_on(whole, seen, tile, rotation, memo)
             turns = self._turns_for(tile, rotation, cell, on_tile, figure=seen.gingerbread)
             if len(turns) > 1:
                 spot_doubt = spot_doubt or i == order[0]
